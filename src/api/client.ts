@@ -1,0 +1,341 @@
+import { EventEmitter } from 'node:events';
+import { EnergyApiError, describeKey } from './errors.js';
+import { RateLimiter, sleep } from './limiter.js';
+import { checkGranularity, checkTimestamps, checkTimezone, energyOptionParams, type QueryParams } from './params.js';
+import { planLongRanges, planModbusRanges, planShortRanges } from './ranges.js';
+import { Transport } from './transport.js';
+import { assertDeviceUpdate } from './validation.js';
+import type {
+  ChannelCategory, Device, DeviceUpdate, EnergyEntry, EnergyKind, EnergyOptions, EnergyRangeQuery, ModbusEntry,
+  ModelInfo, PatchResult, RangeQuery, RateLimitState, RequestPriority,
+} from './types.js';
+
+export interface ClientOptions {
+  /** The API's base address, version included (for example https://api.example.com/v3). */
+  baseUrl: string;
+  apiKey: string;
+  /** The key's per-second limit until the service says otherwise. Default 5. */
+  tps?: number;
+  /** The key's per-day limit until the service says otherwise. Default 10000. */
+  tpd?: number;
+  timeoutMs?: number;
+  maxRetries?: number;
+  backoffBaseMs?: number;
+  /** Clock in ms (default Date.now): decides retention, "now" and the daily reset. */
+  now?: () => number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  priority?: RequestPriority;
+}
+
+export type Edge = 'first' | 'latest';
+
+export interface UpdateOutcome {
+  /** 200, or 202 when a change waits for the device (both are success). */
+  status: number;
+  device: Device;
+}
+
+export interface WaitOptions {
+  timeoutMs: number;
+  /** At least 5000: the spec allows one pending poll per device per 5 s. */
+  intervalMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface WaitOutcome {
+  device: Device;
+  /** True when `isDone` held before the timeout. */
+  done: boolean;
+  elapsedMs: number;
+  polls: number;
+}
+
+export interface KeyStatus {
+  accepted: boolean;
+  /** The key's last 5 characters, the only part ever shown. */
+  key: string;
+  error?: EnergyApiError;
+}
+
+/** Minimum spacing of pending polls per device (spec 3.1, 4.2, 8). */
+export const PENDING_POLL_MIN_MS = 5000;
+const DEVICE_ID = /^[BDEF][A-Za-z0-9]{12}$/;
+const CACHE_TTL_MS = 10 * 60_000;
+
+/**
+ * Typed client of the energy API v3. One instance per key: it owns the key's rate limiter.
+ * Events: `rateLimit` (RateLimitState) whenever the budget changes, `keyStatus` (KeyStatus).
+ */
+export class EnergyApiClient extends EventEmitter {
+  readonly limiter: RateLimiter;
+  private readonly transport: Transport;
+  private readonly now: () => number;
+  private readonly keyHint: string;
+  private readonly devices = new Map<string, { device: Device; at: number }>();
+  private readonly lastDeviceRead = new Map<string, number>();
+  private categories?: Promise<ChannelCategory[]>;
+  private models?: Promise<ModelInfo[]>;
+  private closed = false;
+  private lastKeyAccepted?: boolean;
+
+  constructor(options: ClientOptions) {
+    super();
+    if (!options.apiKey || typeof options.apiKey !== 'string') throw EnergyApiError.invalid('an API key is required');
+    checkBaseUrl(options.baseUrl);
+    this.now = options.now ?? Date.now;
+    this.keyHint = describeKey(options.apiKey);
+    this.limiter = new RateLimiter({ tps: options.tps, tpd: options.tpd, now: this.now });
+    this.limiter.on('state', (state: RateLimitState) => this.emit('rateLimit', state));
+    this.transport = new Transport({
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      limiter: this.limiter,
+      timeoutMs: options.timeoutMs,
+      maxRetries: options.maxRetries,
+      backoffBaseMs: options.backoffBaseMs,
+      now: this.now,
+    });
+  }
+
+  /** The key named by its last 5 characters. */
+  get key(): string {
+    return this.keyHint;
+  }
+
+  rateLimitState(): RateLimitState {
+    return this.limiter.state();
+  }
+
+  async listDevices(options: CallOptions = {}): Promise<string[]> {
+    return (await this.get<string[]>('/devices', {}, options)) ?? [];
+  }
+
+  async getDevice(deviceId: string, options: CallOptions = {}): Promise<Device> {
+    const id = checkDeviceId(deviceId);
+    this.lastDeviceRead.set(id, this.now());
+    const device = await this.get<Device>(`/devices/${id}`, {}, options);
+    if (!device) throw new EnergyApiError({ status: 204, code: 'BAD_RESPONSE', message: `the service returned no body for device ${id}` });
+    this.devices.set(id, { device, at: this.now() });
+    return device;
+  }
+
+  /** The device as last read (within 10 minutes), else a fresh read. */
+  async knownDevice(deviceId: string, options: CallOptions = {}): Promise<Device> {
+    const cached = this.devices.get(deviceId);
+    if (cached && this.now() - cached.at < CACHE_TTL_MS) return cached.device;
+    return this.getDevice(deviceId, options);
+  }
+
+  /**
+   * PATCH /devices/{id}, validated first against every rule of spec 4.3 (the device is read first
+   * when the rules need its model, channels or switches). 200 and 202 are both success.
+   */
+  async updateDevice(deviceId: string, update: DeviceUpdate, options: CallOptions & { device?: Device } = {}): Promise<UpdateOutcome> {
+    const id = checkDeviceId(deviceId);
+    const needsDevice = Boolean(update && (update.channels || update.switches || update.phases || update.comms));
+    const device = options.device ?? (needsDevice ? await this.knownDevice(id, options) : undefined);
+    const needsCategories = Boolean(update?.channels?.some((c) => c.categoryId !== undefined));
+    const categoryIds = needsCategories ? (await this.getChannelCategories(options)).map((c) => c.id) : undefined;
+    const body = assertDeviceUpdate(update, { deviceId: id, device, categoryIds });
+    const response = await this.send<PatchResult>({ method: 'PATCH', path: `/devices/${id}`, body, ...options });
+    const result = response.data?.result;
+    if (!result) throw new EnergyApiError({ status: response.status, code: 'BAD_RESPONSE', message: 'the service did not return the updated device' });
+    this.devices.set(id, { device: result, at: this.now() });
+    return { status: response.status, device: result };
+  }
+
+  getChannelCategories(options: CallOptions = {}): Promise<ChannelCategory[]> {
+    this.categories ??= this.cachedList<ChannelCategory>('/devices/channel-categories', options, () => (this.categories = undefined));
+    return this.categories;
+  }
+
+  getModels(options: CallOptions = {}): Promise<ModelInfo[]> {
+    this.models ??= this.cachedList<ModelInfo>('/devices/models', options, () => (this.models = undefined));
+    return this.models;
+  }
+
+  /** Short energy for any range: split into 12-hour requests, pipelined, merged oldest first. */
+  async getShortEnergy(deviceId: string, query: RangeQuery & EnergyOptions, options: CallOptions = {}): Promise<EnergyEntry[]> {
+    const id = checkDeviceId(deviceId);
+    checkTimestamps(query.fromTs, query.toTs);
+    const params = energyOptionParams(query, false);
+    const ranges = planShortRanges(query.fromTs, query.toTs, this.nowS());
+    return this.fetchRanges<EnergyEntry>(`/short-energy/${id}`, ranges, params, { priority: 'bulk', ...options });
+  }
+
+  /**
+   * Long energy for any range and granularity: split within the span limits with seams on bucket
+   * boundaries in the timezone, so the merge equals one unlimited request.
+   */
+  async getLongEnergy(deviceId: string, query: EnergyRangeQuery, options: CallOptions = {}): Promise<EnergyEntry[]> {
+    const id = checkDeviceId(deviceId);
+    checkTimestamps(query.fromTs, query.toTs);
+    const granularity = checkGranularity(query.granularity ?? '5m');
+    const timezone = checkTimezone(granularity, query.timezone);
+    const params: QueryParams = { granularity, ...energyOptionParams(query, false) };
+    if (timezone) params.timezone = timezone;
+    const ranges = planLongRanges(query.fromTs, query.toTs, granularity, timezone, this.nowS());
+    return this.fetchRanges<EnergyEntry>(`/long-energy/${id}`, ranges, params, { priority: 'bulk', ...options });
+  }
+
+  /** Modbus readings for any range: 7-day requests merged. Values as stored on the meter (see scaleModbusEntry). */
+  async getModbus(deviceId: string, query: RangeQuery, options: CallOptions = {}): Promise<ModbusEntry[]> {
+    const id = checkDeviceId(deviceId);
+    checkTimestamps(query.fromTs, query.toTs);
+    const ranges = planModbusRanges(query.fromTs, query.toTs, this.nowS());
+    return this.fetchRanges<ModbusEntry>(`/modbus/${id}`, ranges, {}, { priority: 'bulk', ...options });
+  }
+
+  /** /first or /latest of short or long energy; null when there is no data (204). */
+  async getEnergyEdge(kind: EnergyKind, deviceId: string, edge: Edge, energyOptions: EnergyOptions = {}, options: CallOptions = {}): Promise<EnergyEntry | null> {
+    const id = checkDeviceId(deviceId);
+    const params = energyOptionParams(energyOptions, true);
+    return this.edge<EnergyEntry>(`/${kind}-energy/${id}/${checkEdge(edge)}`, params, options);
+  }
+
+  /** /first or /latest modbus reading; null when there is none (204). */
+  async getModbusEdge(deviceId: string, edge: Edge, modbusOptions: { timestampOnly?: boolean } = {}, options: CallOptions = {}): Promise<ModbusEntry | null> {
+    const id = checkDeviceId(deviceId);
+    const params: QueryParams = modbusOptions.timestampOnly ? { 'fields[energy]': 'timestamp' } : {};
+    return this.edge<ModbusEntry>(`/modbus/${id}/${checkEdge(edge)}`, params, options);
+  }
+
+  /**
+   * Polls the device until `isDone(device)` holds or the timeout passes, never more often than once
+   * per 5 s per device (counting every read of that device through this client).
+   */
+  async waitForDevice(deviceId: string, isDone: (device: Device) => boolean, options: WaitOptions): Promise<WaitOutcome> {
+    const id = checkDeviceId(deviceId);
+    const interval = Math.max(PENDING_POLL_MIN_MS, options.intervalMs ?? PENDING_POLL_MIN_MS);
+    const started = this.now();
+    let polls = 0;
+    for (;;) {
+      const sinceLastRead = this.now() - (this.lastDeviceRead.get(id) ?? 0);
+      const elapsed = this.now() - started;
+      const wait = Math.max(interval - sinceLastRead, 0);
+      if (elapsed + wait > options.timeoutMs) {
+        const device = await this.knownDevice(id, { signal: options.signal });
+        return { device, done: isDone(device), elapsedMs: this.now() - started, polls };
+      }
+      await sleep(wait, options.signal);
+      const device = await this.getDevice(id, { signal: options.signal, priority: 'interactive' });
+      polls += 1;
+      if (isDone(device)) return { device, done: true, elapsedMs: this.now() - started, polls };
+    }
+  }
+
+  /** Aborts everything in flight and queued; the client cannot be used afterwards. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.transport.close();
+    await this.limiter.stop();
+    this.removeAllListeners();
+  }
+
+  private nowS(): number {
+    return Math.floor(this.now() / 1000);
+  }
+
+  private cachedList<T>(path: string, options: CallOptions, forget: () => void): Promise<T[]> {
+    return this.get<T[]>(path, {}, options).then(
+      (list) => list ?? [],
+      (err: unknown) => {
+        forget();
+        throw err;
+      },
+    );
+  }
+
+  private async edge<T>(path: string, params: QueryParams, options: CallOptions): Promise<T | null> {
+    const data = await this.get<T | T[]>(path, params, options);
+    if (data === undefined) return null;
+    if (Array.isArray(data)) return data[0] ?? null;
+    return data;
+  }
+
+  private async fetchRanges<T extends { timestamp: number }>(path: string, ranges: RangeQuery[], params: QueryParams, options: CallOptions): Promise<T[]> {
+    if (ranges.length === 0) return [];
+    const stopOthers = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, stopOthers.signal]) : stopOthers.signal;
+    try {
+      const parts = await Promise.all(
+        ranges.map((range) => this.get<T[]>(path, { fromTs: range.fromTs, toTs: range.toTs, ...params }, { ...options, signal })),
+      );
+      return mergeByTimestamp(parts.map((part) => part ?? []));
+    } catch (err) {
+      stopOthers.abort();
+      throw err;
+    }
+  }
+
+  private async get<T>(path: string, query: QueryParams, options: CallOptions): Promise<T | undefined> {
+    return (await this.send<T>({ method: 'GET', path, query, ...options })).data;
+  }
+
+  private async send<T>(spec: { method: 'GET' | 'PATCH'; path: string; query?: QueryParams; body?: unknown } & CallOptions) {
+    if (this.closed) throw new EnergyApiError({ code: 'ABORTED', message: 'the client is closed', sent: false });
+    try {
+      const response = await this.transport.request<T>(spec);
+      this.noteKey(true);
+      return response;
+    } catch (err) {
+      if (err instanceof EnergyApiError && (err.status === 401 || err.code === 'NOT_PERMITTED')) this.noteKey(false, err);
+      throw err;
+    }
+  }
+
+  private noteKey(accepted: boolean, error?: EnergyApiError): void {
+    if (this.lastKeyAccepted === accepted && accepted) return;
+    this.lastKeyAccepted = accepted;
+    const status: KeyStatus = { accepted, key: this.keyHint, error };
+    this.emit('keyStatus', status);
+  }
+}
+
+/** Concatenates chunk results oldest first, dropping any timestamp already seen. */
+export function mergeByTimestamp<T extends { timestamp: number }>(parts: T[][]): T[] {
+  const seen = new Set<number>();
+  const merged: T[] = [];
+  for (const entry of parts.flat().sort((a, b) => a.timestamp - b.timestamp)) {
+    if (seen.has(entry.timestamp)) continue;
+    seen.add(entry.timestamp);
+    merged.push(entry);
+  }
+  return merged;
+}
+
+export function checkDeviceId(deviceId: unknown): string {
+  if (typeof deviceId !== 'string' || !DEVICE_ID.test(deviceId.trim())) {
+    throw EnergyApiError.invalid(
+      `"${String(deviceId).slice(0, 40)}" is not a device id: a device id has 13 letters or digits and starts with B, D, E or F`,
+    );
+  }
+  return deviceId.trim();
+}
+
+function checkEdge(edge: string): Edge {
+  if (edge !== 'first' && edge !== 'latest') throw EnergyApiError.invalid(`edge must be "first" or "latest", not "${edge}"`);
+  return edge;
+}
+
+/** Plain http:// is refused except on loopback, so a key never crosses a network in clear text. */
+export function checkBaseUrl(baseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw EnergyApiError.invalid(`"${String(baseUrl).slice(0, 80)}" is not a URL (expected for example https://api.example.com/v3)`);
+  }
+  if (url.protocol === 'https:') return url;
+  if (url.protocol === 'http:' && isLoopback(url.hostname)) return url;
+  throw EnergyApiError.invalid(`the base URL must use https:// (plain http is allowed only for a simulator on this machine): ${url.origin}`);
+}
+
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}

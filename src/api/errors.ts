@@ -1,0 +1,109 @@
+/** The one error type for everything that fails in the client. */
+
+export interface ApiErrorDetail {
+  code: string;
+  httpCode?: number;
+  message: string;
+}
+
+export interface RateLimitFacts {
+  limit?: number;
+  remaining?: number;
+  /** Unix seconds. */
+  resetAt?: number;
+  retryAfterSeconds?: number;
+  /** `tps`, `tpd`, or `server` for a bare 429 (server-wide limiting). */
+  scope?: 'tps' | 'tpd' | 'server';
+}
+
+/**
+ * Error codes the client raises itself, before or instead of a request:
+ * - INVALID_REQUEST: the request breaks a rule of the spec and was not sent.
+ * - DAILY_LIMIT: the key's daily budget is spent; nothing was sent.
+ * - NETWORK: the service could not be reached (after retries).
+ * - TIMEOUT: no answer in time (after retries).
+ * - ABORTED: the caller cancelled (node closed or redeployed).
+ * - BAD_RESPONSE: the service answered with something that is not the documented JSON.
+ * Codes from the service (BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_PERMITTED, NOT_FOUND,
+ * UNPROCESSABLE_ENTITY, TOO_MANY_REQUESTS_TPS/TPD, INTERNAL_SERVER_ERROR) are kept as sent,
+ * except that `UNPROCESSABLE ENTITY` (with a space) is normalised to the underscore form.
+ */
+export type ClientErrorCode = 'INVALID_REQUEST' | 'DAILY_LIMIT' | 'NETWORK' | 'TIMEOUT' | 'ABORTED' | 'BAD_RESPONSE';
+
+export interface EnergyApiErrorInit {
+  /** HTTP status from the status line; 0 when no response was received. */
+  status?: number;
+  code: string;
+  message: string;
+  /** The service's own message, when it sent one. */
+  apiMessage?: string;
+  /** PATCH multi-error list (spec 7.2), or the field errors of local validation. */
+  errors?: ApiErrorDetail[];
+  rateLimit?: RateLimitFacts;
+  method?: string;
+  /** Path only (never the base URL's credentials, never headers). */
+  path?: string;
+  /** Whether the request reached the service. False for local refusals. */
+  sent?: boolean;
+  cause?: unknown;
+}
+
+export class EnergyApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly apiMessage?: string;
+  readonly errors: ApiErrorDetail[];
+  readonly rateLimit?: RateLimitFacts;
+  readonly method?: string;
+  readonly path?: string;
+  readonly sent: boolean;
+
+  constructor(init: EnergyApiErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = 'EnergyApiError';
+    this.status = init.status ?? 0;
+    this.code = init.code;
+    this.apiMessage = init.apiMessage;
+    this.errors = init.errors ?? [];
+    this.rateLimit = init.rateLimit;
+    this.method = init.method;
+    this.path = init.path;
+    this.sent = init.sent ?? this.status > 0;
+  }
+
+  /** A local refusal: the request breaks a rule of the spec and is never sent. */
+  static invalid(message: string, errors: ApiErrorDetail[] = []): EnergyApiError {
+    return new EnergyApiError({ code: 'INVALID_REQUEST', message, errors, sent: false });
+  }
+
+  /** Plain data for a Node-RED msg (`msg.error` details) without the stack or the cause. */
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      message: this.message,
+      status: this.status,
+      code: this.code,
+      apiMessage: this.apiMessage,
+      errors: this.errors.length ? this.errors : undefined,
+      rateLimit: this.rateLimit,
+      method: this.method,
+      path: this.path,
+    };
+  }
+}
+
+export function isEnergyApiError(err: unknown): err is EnergyApiError {
+  return err instanceof EnergyApiError;
+}
+
+/** Names a key by its last 5 characters only (spec 5.5). */
+export function describeKey(apiKey: string | undefined): string {
+  if (!apiKey) return '(no key)';
+  return `…${apiKey.slice(-5)}`;
+}
+
+/** Removes every occurrence of the key from a text, keeping its last 5 characters. */
+export function redactKey(text: string, apiKey: string | undefined): string {
+  if (!apiKey || apiKey.length < 6) return text;
+  return text.split(apiKey).join(describeKey(apiKey));
+}

@@ -1,0 +1,255 @@
+import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
+import http from 'node:http';
+import https from 'node:https';
+import { EnergyApiError, describeKey, type ApiErrorDetail, type RateLimitFacts } from './errors.js';
+import { header, sleep, type RateLimiter } from './limiter.js';
+import { encodeQuery, type QueryParams } from './params.js';
+import type { RequestPriority } from './types.js';
+
+export interface TransportOptions {
+  baseUrl: string;
+  apiKey: string;
+  limiter: RateLimiter;
+  /** Per-attempt timeout. Default 30 s. */
+  timeoutMs?: number;
+  /** Retries after the first attempt. Default 6. */
+  maxRetries?: number;
+  /** Backoff base and cap for 5xx, timeouts and resets. */
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  now?: () => number;
+}
+
+export interface RequestSpec {
+  method: 'GET' | 'PATCH';
+  path: string;
+  query?: QueryParams;
+  body?: unknown;
+  priority?: RequestPriority;
+  signal?: AbortSignal;
+}
+
+export interface ApiResponse<T> {
+  status: number;
+  /** undefined for 204. */
+  data: T | undefined;
+}
+
+type Attempt<T> =
+  | { kind: 'done'; response: ApiResponse<T> }
+  | { kind: 'retry'; error: EnergyApiError; waitMs?: number; processed: boolean };
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'the request is malformed',
+  401: 'the API key was not accepted',
+  403: 'not permitted',
+  404: 'not found (unknown device or path, or the key has no access to it)',
+  422: 'the service refused the request',
+  429: 'rate limit exceeded',
+};
+
+/** Connection failures where the service certainly did not process the request. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** The one HTTP path of the client: rate limited, retried as the spec allows, errors mapped to EnergyApiError. */
+export class Transport {
+  private readonly http: AxiosInstance;
+  private readonly agents: { http: http.Agent; https: https.Agent };
+  private readonly limiter: RateLimiter;
+  private readonly apiKey: string;
+  private readonly maxRetries: number;
+  private readonly backoffBaseMs: number;
+  private readonly backoffMaxMs: number;
+  private readonly now: () => number;
+  private readonly closing = new AbortController();
+
+  constructor(options: TransportOptions) {
+    this.limiter = options.limiter;
+    this.apiKey = options.apiKey;
+    this.maxRetries = options.maxRetries ?? 6;
+    this.backoffBaseMs = options.backoffBaseMs ?? 400;
+    this.backoffMaxMs = options.backoffMaxMs ?? 8000;
+    this.now = options.now ?? Date.now;
+    this.agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+    this.http = axios.create({
+      baseURL: options.baseUrl.replace(/\/+$/, ''),
+      timeout: options.timeoutMs ?? 30_000,
+      httpAgent: this.agents.http,
+      httpsAgent: this.agents.https,
+      responseType: 'text',
+      transformResponse: (data: unknown) => data,
+      validateStatus: () => true,
+      maxRedirects: 0,
+      proxy: false,
+      headers: { Accept: 'application/json', Authorization: `Bearer ${options.apiKey}` },
+    });
+  }
+
+  async request<T>(spec: RequestSpec): Promise<ApiResponse<T>> {
+    const signal = spec.signal ? AbortSignal.any([spec.signal, this.closing.signal]) : this.closing.signal;
+    const idempotent = spec.method === 'GET';
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await this.limiter.schedule(spec.priority ?? 'normal', () => this.attempt<T>(spec, signal), signal);
+      if (outcome.kind === 'done') return outcome.response;
+      const mayRetry = idempotent || !outcome.processed;
+      if (!mayRetry || attempt >= this.maxRetries) throw outcome.error;
+      const waitMs = outcome.waitMs ?? this.backoff(attempt);
+      // A 429 concerns the whole key: every queued request waits, not only this one.
+      if (outcome.error.status === 429) this.limiter.pauseUntil(this.now() + waitMs);
+      await sleep(waitMs, signal);
+    }
+  }
+
+  /** Aborts everything in flight and frees the sockets. */
+  close(): void {
+    this.closing.abort();
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  private async attempt<T>(spec: RequestSpec, signal: AbortSignal): Promise<Attempt<T>> {
+    const url = spec.path + encodeQuery(spec.query ?? {});
+    let response: AxiosResponse<string>;
+    try {
+      response = await this.http.request<string>({
+        method: spec.method,
+        url,
+        data: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+        headers: spec.body === undefined ? undefined : { 'Content-Type': 'application/json' },
+        signal,
+      });
+    } catch (err) {
+      return this.networkFailure(err, spec, signal);
+    }
+    this.limiter.learn(response.headers as Record<string, unknown>);
+    return this.interpret<T>(response, spec);
+  }
+
+  private interpret<T>(response: AxiosResponse<string>, spec: RequestSpec): Attempt<T> {
+    const { status } = response;
+    if (status === 204) return { kind: 'done', response: { status, data: undefined } };
+    const parsed = parseJson(response.data);
+    if (status >= 200 && status < 300) {
+      if (parsed.ok) return { kind: 'done', response: { status, data: parsed.value as T } };
+      const error = this.error(spec, { status, code: 'BAD_RESPONSE', message: `the service answered ${status} with a body that is not JSON` });
+      return { kind: 'retry', error, processed: true };
+    }
+    const body = parsed.ok ? parsed.value : undefined;
+    if (status === 429) return this.rateLimited(response, body, spec);
+    const error = this.apiError(status, body, spec);
+    if (status >= 500) return { kind: 'retry', error, processed: true };
+    throw error;
+  }
+
+  private rateLimited<T>(response: AxiosResponse<string>, body: unknown, spec: RequestSpec): Attempt<T> {
+    const headers = response.headers as Record<string, unknown>;
+    const detail = firstDetail(body);
+    const retryAfter = header(headers, 'retry-after');
+    const reset = header(headers, 'x-ratelimit-reset') ?? header(headers, 'x-ratelimit-tpsreset');
+    const bare = !detail && retryAfter === undefined && reset === undefined;
+    const scope: RateLimitFacts['scope'] = bare ? 'server' : detail?.code.endsWith('TPD') ? 'tpd' : 'tps';
+    const rateLimit: RateLimitFacts = {
+      scope,
+      limit: header(headers, 'x-ratelimit-limit'),
+      remaining: header(headers, 'x-ratelimit-remaining'),
+      resetAt: scope === 'tpd' ? header(headers, 'x-ratelimit-tpdreset') ?? reset : reset,
+      retryAfterSeconds: retryAfter,
+    };
+    const error = this.apiError(429, body, spec, rateLimit);
+    if (scope === 'tpd') {
+      this.limiter.exhaustDailyBudget(rateLimit.resetAt);
+      throw error;
+    }
+    let waitMs: number | undefined;
+    if (retryAfter !== undefined) waitMs = retryAfter * 1000;
+    else if (reset !== undefined) waitMs = Math.max(0, reset * 1000 - this.now());
+    return { kind: 'retry', error, waitMs, processed: false };
+  }
+
+  private networkFailure<T>(err: unknown, spec: RequestSpec, signal: AbortSignal): Attempt<T> {
+    if (signal.aborted || axios.isCancel(err)) {
+      throw this.error(spec, { code: 'ABORTED', message: 'the request was cancelled', sent: false });
+    }
+    const code = axios.isAxiosError(err) ? err.code ?? '' : '';
+    const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT';
+    const error = this.error(spec, {
+      code: timedOut ? 'TIMEOUT' : 'NETWORK',
+      message: timedOut ? 'the service did not answer in time' : `the service could not be reached (${code || 'connection failed'})`,
+      sent: !NOT_SENT_CODES.has(code),
+    });
+    return { kind: 'retry', error, processed: !NOT_SENT_CODES.has(code) };
+  }
+
+  private apiError(status: number, body: unknown, spec: RequestSpec, rateLimit?: RateLimitFacts): EnergyApiError {
+    const details = errorDetails(body);
+    const first = details[0];
+    const code = normaliseCode(first?.code) ?? codeForStatus(status);
+    const apiMessage = details.map((d) => d.message).filter(Boolean).join('; ') || undefined;
+    const what = STATUS_TEXT[status] ?? (status >= 500 ? 'the service failed' : 'the request failed');
+    const keyHint = status === 401 || code === 'NOT_PERMITTED' ? ` (key ${describeKey(this.apiKey)})` : '';
+    return this.error(spec, {
+      status,
+      code,
+      message: `${what}${keyHint}: ${status} ${code}${apiMessage ? ` - ${apiMessage}` : ''}`,
+      apiMessage,
+      errors: details.length > 1 || isMultiError(body) ? details : undefined,
+      rateLimit,
+    });
+  }
+
+  private error(spec: RequestSpec, init: Omit<ConstructorParameters<typeof EnergyApiError>[0], 'method' | 'path'>): EnergyApiError {
+    return new EnergyApiError({ ...init, method: spec.method, path: spec.path });
+  }
+
+  private backoff(attempt: number): number {
+    const ceiling = Math.min(this.backoffMaxMs, this.backoffBaseMs * 2 ** attempt);
+    return ceiling / 2 + Math.random() * (ceiling / 2);
+  }
+}
+
+function parseJson(text: unknown): { ok: true; value: unknown } | { ok: false } {
+  if (typeof text !== 'string' || text.trim() === '') return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function isMultiError(body: unknown): body is { errors: unknown[] } {
+  return typeof body === 'object' && body !== null && Array.isArray((body as { errors?: unknown }).errors);
+}
+
+function toDetail(value: unknown): ApiErrorDetail | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const record = value as Record<string, unknown>;
+  if (typeof record.code !== 'string' && typeof record.message !== 'string') return undefined;
+  return {
+    code: normaliseCode(typeof record.code === 'string' ? record.code : undefined) ?? 'UNKNOWN',
+    httpCode: typeof record.httpCode === 'number' ? record.httpCode : undefined,
+    message: typeof record.message === 'string' ? record.message : '',
+  };
+}
+
+function errorDetails(body: unknown): ApiErrorDetail[] {
+  if (isMultiError(body)) return body.errors.map(toDetail).filter((d): d is ApiErrorDetail => d !== undefined);
+  const single = toDetail(body);
+  return single ? [single] : [];
+}
+
+function firstDetail(body: unknown): ApiErrorDetail | undefined {
+  return errorDetails(body)[0];
+}
+
+/** `UNPROCESSABLE ENTITY` (with a space, as the modbus sample sends it) becomes the underscore form. */
+function normaliseCode(code: string | undefined): string | undefined {
+  return code ? code.trim().replace(/\s+/g, '_').toUpperCase() : undefined;
+}
+
+function codeForStatus(status: number): string {
+  const codes: Record<number, string> = {
+    400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND',
+    422: 'UNPROCESSABLE_ENTITY', 429: 'TOO_MANY_REQUESTS', 500: 'INTERNAL_SERVER_ERROR',
+  };
+  return codes[status] ?? `HTTP_${status}`;
+}
