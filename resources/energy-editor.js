@@ -1,0 +1,88 @@
+/* Editor helpers shared by the energy-api nodes: pickers filled by the deployed config node, and the polling-cost hint.
+ * Requests use relative URLs so that a custom httpAdminRoot works. */
+(function () {
+  'use strict';
+  var NS = '@energy-monitor/node-red-energy-api/energy-api:common.';
+  function t(key, opts) { return RED._(NS + key, opts); }
+
+  function configId(apiSelector) {
+    var id = $(apiSelector).val();
+    return id && id !== '_ADD_' ? id : null;
+  }
+
+  function fetchList(apiSelector, path) {
+    var id = configId(apiSelector);
+    if (!id) return $.Deferred().reject({ status: 503 }).promise();
+    return $.getJSON('energy-api/' + encodeURIComponent(id) + path);
+  }
+
+  function showHint($hint, xhr) {
+    if (!xhr || xhr.status === 503) $hint.text(t('picker.deployFirst')).show();
+    else $hint.text(t('picker.failed', { message: (xhr.responseJSON && xhr.responseJSON.message) || xhr.statusText })).show();
+  }
+
+  /** Fills a <datalist> for a typeable input; the user may always type an id by hand. */
+  function fill($input, $hint, request, toOption) {
+    var listId = $input.attr('id') + '-options';
+    var $list = $('#' + listId);
+    if (!$list.length) $list = $('<datalist>').attr('id', listId).insertAfter($input);
+    $input.attr('list', listId);
+    $hint.text(t('picker.loading')).show();
+    return request.then(function (items) {
+      $list.empty();
+      items.forEach(function (item) {
+        var option = toOption(item);
+        $('<option>').attr('value', option.value).text(option.text).appendTo($list);
+      });
+      $hint.hide();
+      return items;
+    }, function (xhr) { showHint($hint, xhr); });
+  }
+
+  function devicePicker(input, apiSelector, hint) {
+    var $input = $(input), $hint = $(hint);
+    function load() {
+      return fill($input, $hint, fetchList(apiSelector, '/devices'), function (d) {
+        return { value: d.id, text: (d.label || '(no label)') + ' · ' + (d.model || '?') };
+      });
+    }
+    $(apiSelector).on('change', load);
+    return load();
+  }
+
+  function memberPicker(kind, input, deviceInput, apiSelector, hint) {
+    var $input = $(input), $hint = $(hint);
+    function load() {
+      var deviceId = $(deviceInput).val();
+      if (!deviceId) return $.Deferred().resolve([]).promise();
+      return fill($input, $hint, fetchList(apiSelector, '/devices/' + encodeURIComponent(deviceId)).then(function (device) {
+        return device[kind] || [];
+      }), function (m) {
+        var extra = kind === 'switches' ? ' · ' + m.state : ' · ' + m.ctRating + ' A';
+        return { value: m.id, text: (m.label || m.id) + extra };
+      });
+    }
+    $(deviceInput).on('change', load);
+    $(apiSelector).on('change', load);
+    return load();
+  }
+
+  /** Shows what polling every `interval` seconds costs per day against the key's daily budget. */
+  function costHint(hint, intervalInput, apiSelector, requestsPerPoll) {
+    var $hint = $(hint);
+    function update() {
+      var interval = Number($(intervalInput).val());
+      if (!interval || interval <= 0) return $hint.hide();
+      var perDay = Math.ceil(86400 / interval) * (requestsPerPoll ? requestsPerPoll() : 1);
+      var tpd = Number((RED.nodes.node(configId(apiSelector) || '') || {}).tpd) || 10000;
+      var text = t('cost.perDay', { interval: interval, requests: perDay, share: Math.round((perDay / tpd) * 1000) / 10, tpd: tpd });
+      if (perDay > tpd) text += ' ' + t('cost.tooMuch');
+      $hint.text(text).toggleClass('energy-api-warning', perDay > tpd).show();
+    }
+    $(intervalInput).on('change keyup', update);
+    $(apiSelector).on('change', update);
+    update();
+  }
+
+  window.EnergyApiEditor = { devicePicker: devicePicker, memberPicker: memberPicker, costHint: costHint, t: t };
+})();

@@ -1,0 +1,85 @@
+import type { Node, NodeAPI, NodeDef } from 'node-red';
+import { EnergyApiClient, isEnergyApiError, type KeyStatus, type RateLimitState } from '../../api/index.js';
+import type { EnergyApiConfigNode } from '../shared/config-types.js';
+import { registerAdminRoutes } from './admin-routes.js';
+
+interface EnergyApiDef extends NodeDef {
+  baseUrl: string;
+  tps: string | number;
+  tpd: string | number;
+  timezone?: string;
+}
+
+interface EnergyApiCredentials {
+  apiKey?: string;
+}
+
+/** Below this share of the daily budget, users are told the key is running low. */
+const LOW_BUDGET_SHARE = 0.1;
+
+export = function (RED: NodeAPI): void {
+  function EnergyApiNode(this: EnergyApiConfigNode & { credentials: EnergyApiCredentials }, def: EnergyApiDef): void {
+    RED.nodes.createNode(this, def);
+    const node = this;
+    const users = new Map<string, Node>();
+    node.timezone = def.timezone || undefined;
+    let lastKey: KeyStatus | undefined;
+
+    node.register = (user: Node) => {
+      users.set(user.id, user);
+    };
+    node.deregister = (user: Node, done?: () => void) => {
+      users.delete(user.id);
+      done?.();
+    };
+
+    const push = (fill: 'red' | 'yellow' | 'green', text: string) => {
+      for (const user of users.values()) user.status({ fill, shape: 'ring', text });
+    };
+
+    try {
+      const apiKey = node.credentials?.apiKey?.trim();
+      if (!apiKey) throw new Error(RED._('energy-api.errors.noKey'));
+      node.client = new EnergyApiClient({
+        baseUrl: def.baseUrl,
+        apiKey,
+        tps: Number(def.tps) || undefined,
+        tpd: Number(def.tpd) || undefined,
+      });
+      node.client.on('keyStatus', (status: KeyStatus) => {
+        lastKey = status;
+        if (!status.accepted) {
+          push('red', RED._('energy-api.status.keyRefused', { key: status.key }));
+          node.error(RED._('energy-api.errors.keyRefused', { key: status.key, reason: status.error?.message ?? '' }));
+        }
+      });
+      let warnedLow = false;
+      node.client.on('rateLimit', (state: RateLimitState) => {
+        if (state.throttled) push('yellow', RED._('energy-api.status.rateLimited'));
+        const low = state.dailyRemaining < state.tpd * LOW_BUDGET_SHARE;
+        if (low && !warnedLow) {
+          push('yellow', RED._('energy-api.status.budgetLow', { remaining: state.dailyRemaining }));
+          node.warn(RED._('energy-api.errors.budgetLow', { remaining: state.dailyRemaining, tpd: state.tpd }));
+        }
+        warnedLow = low;
+      });
+    } catch (err) {
+      node.problem = isEnergyApiError(err) || err instanceof Error ? err.message : String(err);
+      node.error(RED._('energy-api.errors.unusable', { reason: node.problem }));
+    }
+
+    (node as EnergyApiConfigNode & { keyStatus?: () => KeyStatus | undefined }).keyStatus = () => lastKey;
+
+    node.on('close', (_removed: boolean, done: () => void) => {
+      const client = node.client;
+      node.client = undefined;
+      users.clear();
+      void (client ? client.close() : Promise.resolve()).finally(done);
+    });
+  }
+
+  RED.nodes.registerType('energy-api', EnergyApiNode as unknown as Parameters<NodeAPI['nodes']['registerType']>[1], {
+    credentials: { apiKey: { type: 'password' } },
+  });
+  registerAdminRoutes(RED);
+};

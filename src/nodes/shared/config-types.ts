@@ -1,0 +1,14 @@
+import type { Node } from 'node-red';
+import type { EnergyApiClient } from '../../api/index.js';
+
+/** What a flow node sees of its `energy-api` config node. */
+export interface EnergyApiConfigNode extends Node {
+  /** The key's one client; undefined while the config is unusable (no key, bad URL). */
+  client?: EnergyApiClient;
+  /** Why the config is unusable, in the user's words. */
+  problem?: string;
+  /** Default timezone for calendar granularities when the device has none. */
+  timezone?: string;
+  register(user: Node): void;
+  deregister(user: Node, done?: () => void): void;
+}

@@ -1,0 +1,21 @@
+import { isEnergyApiError } from '../../api/index.js';
+
+/** Short status text for an error: the HTTP status and code, or the client's own code. */
+export function shortReason(err: unknown): string {
+  if (isEnergyApiError(err)) {
+    if (err.status > 0) return `${err.status} ${err.code}`;
+    return err.code.toLowerCase().replace(/_/g, ' ');
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return message.length > 40 ? `${message.slice(0, 39)}…` : message;
+}
+
+/** Details for `msg.apiError`, so a Catch node sees the status, code and broken rules. */
+export function errorDetails(err: unknown): Record<string, unknown> {
+  if (isEnergyApiError(err)) return err.toJSON();
+  return { message: err instanceof Error ? err.message : String(err) };
+}
+
+export function toError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}

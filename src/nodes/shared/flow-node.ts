@@ -1,0 +1,156 @@
+import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow, NodeStatus } from 'node-red';
+import { checkDeviceId, EnergyApiError, type EnergyApiClient } from '../../api/index.js';
+import type { EnergyApiConfigNode } from './config-types.js';
+import { errorDetails, shortReason, toError } from './errors.js';
+import { commonKey } from './i18n.js';
+
+/** Properties every flow node of this package has. */
+export interface FlowNodeDef extends NodeDef {
+  api: string;
+  deviceId?: string;
+}
+
+export type SendFn = (msg: NodeMessage | Array<NodeMessage | NodeMessage[] | null>) => void;
+
+export interface InputContext<M extends NodeMessageInFlow = NodeMessageInFlow> {
+  msg: M;
+  send: SendFn;
+  client: EnergyApiClient;
+  config: EnergyApiConfigNode;
+  /** Aborted when the node closes (redeploy, stop): pass it to every client call. */
+  signal: AbortSignal;
+}
+
+type Handler<M extends NodeMessageInFlow> = (ctx: InputContext<M>) => Promise<void>;
+
+/**
+ * The part every flow node shares: finds the config node, runs each input as one async task,
+ * turns failures into `done(err)` + a red status + `msg.apiError`, and on close aborts requests,
+ * clears timers and drops late results.
+ */
+export class FlowNodeRuntime {
+  readonly config: EnergyApiConfigNode | null;
+  private readonly aborter = new AbortController();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly cleanups: Array<() => void | Promise<void>> = [];
+
+  constructor(
+    private readonly RED: NodeAPI,
+    readonly node: Node,
+    private readonly def: FlowNodeDef,
+  ) {
+    this.config = (def.api ? (RED.nodes.getNode(def.api) as EnergyApiConfigNode | null) : null) ?? null;
+    if (!this.config) {
+      this.node.status({ fill: 'red', shape: 'ring', text: RED._(commonKey('status.noConfig')) });
+    } else {
+      this.config.register(node);
+      if (this.config.problem) this.node.status({ fill: 'red', shape: 'ring', text: RED._(commonKey('status.configProblem')) });
+    }
+    node.on('close', (_removed: boolean, done: () => void) => {
+      void this.close().finally(done);
+    });
+  }
+
+  get closed(): boolean {
+    return this.aborter.signal.aborted;
+  }
+
+  get signal(): AbortSignal {
+    return this.aborter.signal;
+  }
+
+  /** The device to act on: `msg.deviceId` overrides the node's property. */
+  deviceId(msg: { deviceId?: unknown }): string {
+    const raw = msg.deviceId ?? this.def.deviceId;
+    if (raw === undefined || raw === null || raw === '') {
+      throw EnergyApiError.invalid('no device id: set one in the node or send msg.deviceId');
+    }
+    return checkDeviceId(String(raw));
+  }
+
+  /** The client, or an error that says why the config node cannot give one. */
+  client(): EnergyApiClient {
+    if (!this.config) throw EnergyApiError.invalid('no energy-api config node is selected');
+    if (!this.config.client) throw EnergyApiError.invalid(`the energy-api config node is not usable: ${this.config.problem ?? 'no API key'}`);
+    return this.config.client;
+  }
+
+  onInput<M extends NodeMessageInFlow>(handler: Handler<M>): void {
+    this.node.on('input', (msg: NodeMessageInFlow, send: SendFn, done: (err?: Error) => void) => {
+      void this.run(handler, msg as M, send, done);
+    });
+  }
+
+  /** Runs a task outside an input (polling, deploy-time output); failures become a warning and a red status. */
+  async runTask(task: (client: EnergyApiClient) => Promise<void>): Promise<void> {
+    if (this.closed) return;
+    try {
+      await task(this.client());
+    } catch (err) {
+      if (this.closed || isAborted(err)) return;
+      this.error(err);
+      this.node.warn(toError(err).message);
+    }
+  }
+
+  status(status: NodeStatus): void {
+    if (!this.closed) this.node.status(status);
+  }
+
+  busy(text: string): void {
+    this.status({ fill: 'blue', shape: 'dot', text });
+  }
+
+  error(err: unknown): void {
+    this.status({ fill: 'red', shape: 'ring', text: shortReason(err) });
+  }
+
+  /** setTimeout that is cleared on close and never fires after it. */
+  setTimer(fn: () => void, ms: number): NodeJS.Timeout {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (!this.closed) fn();
+    }, ms);
+    this.timers.add(timer);
+    return timer;
+  }
+
+  clearTimer(timer: NodeJS.Timeout | undefined): void {
+    if (!timer) return;
+    clearTimeout(timer);
+    this.timers.delete(timer);
+  }
+
+  onClose(cleanup: () => void | Promise<void>): void {
+    this.cleanups.push(cleanup);
+  }
+
+  private async run<M extends NodeMessageInFlow>(handler: Handler<M>, msg: M, send: SendFn, done: (err?: Error) => void): Promise<void> {
+    if (this.closed) return done();
+    try {
+      const client = this.client();
+      const guardedSend: SendFn = (out) => {
+        if (!this.closed) send(out);
+      };
+      await handler({ msg, send: guardedSend, client, config: this.config as EnergyApiConfigNode, signal: this.signal });
+      done();
+    } catch (err) {
+      if (this.closed && isAborted(err)) return done();
+      (msg as NodeMessageInFlow & { apiError?: unknown }).apiError = errorDetails(err);
+      this.error(err);
+      done(toError(err));
+    }
+  }
+
+  private async close(): Promise<void> {
+    this.aborter.abort();
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    for (const cleanup of this.cleanups.splice(0)) await cleanup();
+    if (this.config) await new Promise<void>((resolve) => this.config?.deregister(this.node, resolve));
+  }
+}
+
+export function isAborted(err: unknown): boolean {
+  return err instanceof EnergyApiError && err.code === 'ABORTED';
+}
