@@ -1,0 +1,101 @@
+/** GET /short-energy/{id}[/first|/latest] and /long-energy/{id}[/first|/latest] (spec 4.6 to 4.9). */
+import type { Granularity } from '../api/types.js';
+import { isGranularity, isValidZone, MAX_SPAN, maxToTs, needsTimezone } from './buckets.js';
+import { longEntries, SHORT_RETENTION, shortEntries } from './energyRange.js';
+import { formatEntry, parseEnergyOptions, type EnergyOptions, type RawEntry } from './energyOptions.js';
+import { badRequest, unprocessable } from './errors.js';
+import { checkRange, single, timestampParam, type QueryParams } from './query.js';
+import { dataEnd } from './reporting.js';
+import { noContent, ok, type Reply } from './reply.js';
+import type { SimDevice } from './types.js';
+
+const HOUR = 3600;
+const WEEK = 7 * 86400;
+
+export type Edge = 'first' | 'latest';
+
+/** Channel indexes per phase group; 422 when grouping is asked of a device without phases. */
+function groupIndexes(dev: SimDevice, opts: EnergyOptions): number[][] {
+  if (!opts.group) return [];
+  if (dev.phasesCount === null || dev.grouping.length === 0) {
+    throw unprocessable(`Phase grouping is not configured for device id ${dev.id}`);
+  }
+  return dev.grouping.map((g) => g.map((id) => dev.channels.findIndex((c) => c.id === id)));
+}
+
+function format(dev: SimDevice, entries: RawEntry[], opts: EnergyOptions): Reply {
+  const groups = groupIndexes(dev, opts);
+  return ok(entries.map((e) => formatEntry(e, opts, groups)));
+}
+
+function formatOne(dev: SimDevice, entry: RawEntry | undefined, opts: EnergyOptions): Reply {
+  const groups = groupIndexes(dev, opts);
+  return entry ? ok(formatEntry(entry, opts, groups)) : noContent();
+}
+
+export function shortEnergyList(dev: SimDevice, now: number, params: QueryParams): Reply {
+  const opts = parseEnergyOptions(params, false);
+  const nowInt = Math.floor(now);
+  const fromTs = timestampParam(params, 'fromTs') ?? nowInt - HOUR;
+  const toTs = timestampParam(params, 'toTs') ?? fromTs + HOUR;
+  checkRange(fromTs, toTs);
+  if (toTs - fromTs > 12 * HOUR) throw unprocessable('The requested time period is greater than 12 hours');
+  groupIndexes(dev, opts);
+  if (dev.uninitialised) return noContent();
+  return format(dev, shortEntries(dev, nowInt, dataEnd(dev, now), fromTs, toTs), opts);
+}
+
+export function shortEnergyEdge(dev: SimDevice, now: number, params: QueryParams, edge: Edge): Reply {
+  const opts = parseEnergyOptions(params, true);
+  groupIndexes(dev, opts);
+  if (dev.uninitialised) return noContent();
+  const nowInt = Math.floor(now);
+  const end = dataEnd(dev, now);
+  const iv = dev.interval;
+  const earliest = Math.ceil(Math.max(dev.dataStart + iv, nowInt - SHORT_RETENTION) / iv) * iv;
+  const at = edge === 'first' ? earliest : end;
+  const entries = at >= earliest && at <= end ? shortEntries(dev, nowInt, end, at, at + 1) : [];
+  return formatOne(dev, entries[0], opts);
+}
+
+function granularityParam(params: QueryParams): Granularity {
+  const g = single(params, 'granularity') ?? '5m';
+  if (!isGranularity(g)) throw badRequest('The granularity value must be one of 5m, 15m, 30m, hour, day, week, month');
+  return g;
+}
+
+function timezoneParam(params: QueryParams, g: Granularity): string {
+  if (!needsTimezone(g)) return 'utc';
+  const zone = single(params, 'timezone');
+  if (zone === undefined || zone === '') throw badRequest(`The timezone value must be specified for granularity ${g}`);
+  if (!isValidZone(zone)) throw badRequest(`The timezone value ${zone} is not a valid TZ database name`);
+  return zone;
+}
+
+export function longEnergyList(dev: SimDevice, now: number, params: QueryParams): Reply {
+  const opts = parseEnergyOptions(params, false);
+  const g = granularityParam(params);
+  const zone = timezoneParam(params, g);
+  const fromTs = timestampParam(params, 'fromTs') ?? dev.dataStart;
+  const toTs = timestampParam(params, 'toTs') ?? fromTs + WEEK;
+  checkRange(fromTs, toTs);
+  const span = MAX_SPAN[g];
+  if (toTs > maxToTs(fromTs, span.amount, span.unit)) {
+    throw unprocessable(`The requested time period is greater than ${span.amount} ${span.unit}`);
+  }
+  groupIndexes(dev, opts);
+  if (dev.uninitialised) return noContent();
+  return format(dev, longEntries(dev, dataEnd(dev, now), g, zone, fromTs, toTs), opts);
+}
+
+export function longEnergyEdge(dev: SimDevice, now: number, params: QueryParams, edge: Edge): Reply {
+  const opts = parseEnergyOptions(params, true);
+  groupIndexes(dev, opts);
+  if (dev.uninitialised) return noContent();
+  const end = dataEnd(dev, now);
+  if (end <= dev.dataStart) return noContent();
+  const bucket = 300;
+  const from = edge === 'first' ? dev.dataStart : Math.floor((end - 1) / bucket) * bucket;
+  const entries = longEntries(dev, end, '5m', 'utc', from, from + bucket);
+  return formatOne(dev, edge === 'first' ? entries[0] : entries[entries.length - 1], opts);
+}

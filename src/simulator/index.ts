@@ -1,0 +1,66 @@
+/** Public entry of the energy API v3 simulator. */
+import type { AddressInfo } from 'node:net';
+import { SIM_DEVICES, SIM_KEYS } from './fleet.js';
+import { BASE_PATH, createSimServer } from './server.js';
+import { SimulatorState } from './state.js';
+import type { HeaderStyle, SimulatorControl } from './types.js';
+
+export { SIM_DEVICES, SIM_KEYS } from './fleet.js';
+export type {
+  ClockSettings, FaultSettings, HeaderStyle, LimitSettings, LoggedRequest, OutageWindow, SimulatorControl,
+} from './types.js';
+
+export interface SimulatorOptions {
+  /** 0 = a random free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Unix seconds; if given, the clock starts frozen at this time. */
+  now?: number;
+  /** Added to every API response; default 0. */
+  latencyMs?: number;
+  /** Default 5. */
+  tps?: number;
+  /** Default 10000. */
+  tpd?: number;
+  /** Default 'both'. */
+  headerStyle?: HeaderStyle;
+}
+
+export interface Simulator {
+  /** http://127.0.0.1:PORT */
+  url: string;
+  /** url + '/v3': the API base address. */
+  baseUrl: string;
+  port: number;
+  keys: typeof SIM_KEYS;
+  control: SimulatorControl;
+  close(): Promise<void>;
+}
+
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
+  const state = new SimulatorState(opts);
+  const server = createSimServer(state);
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return {
+    url,
+    baseUrl: `${url}${BASE_PATH}`,
+    port,
+    keys: SIM_KEYS,
+    control: state,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,120 @@
+/** The device object as GET /devices/{id} returns it (spec 2.2 to 2.6). */
+import type { CellularComms, Channel, Comms, Device, Switch, WifiComms } from '../api/types.js';
+import { categoryLabel, isDualTransport } from './catalog.js';
+import { lastHeardAt } from './reporting.js';
+import { lteSignalQuality, signalQualityLabel, wifiSignalQuality } from './signal.js';
+import type { SimDevice } from './types.js';
+
+/** Firmware 0.12.1 and below report signalQualityDbm -1 on the 6MW series. */
+function reportsSignalDbm(firmware: string): boolean {
+  return compareVersions(firmware, '0.13.0') >= 0;
+}
+
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split('.').map((x) => Number(x) || 0);
+  const pb = b.split('.').map((x) => Number(x) || 0);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+function cellularOnlyComms(dev: SimDevice, heard: number | null): Comms {
+  const c = dev.cellular;
+  return {
+    type: 'cellular',
+    mode: c.mode,
+    lastHeardAt: heard,
+    signalQualityDbm: dev.uninitialised ? 0 : c.rssi,
+    simId: c.simId,
+    apn: c.apn,
+    imsi: c.imsi,
+    networkId: c.carrier,
+    cellQuality: dev.uninitialised ? 0 : c.cellQuality,
+  };
+}
+
+function dualComms(dev: SimDevice, heard: number | null): Comms {
+  const c = dev.cellular;
+  const w = dev.wifi;
+  if (!w) throw new Error(`${dev.id} has no WiFi radio`);
+  const onWifi = dev.activeVia === 'wifi';
+  const lteQuality = lteSignalQuality(c.rsrq, c.rsrp);
+  const cellular: CellularComms = {
+    apn: c.apn,
+    imsi: c.imsi,
+    simId: c.simId,
+    carrier: c.carrier,
+    lastHeardAt: onWifi ? c.lastHeardAt : heard,
+    mode: '4G',
+    signalQuality: lteQuality,
+    signalQualityDetail: { rsrq: c.rsrq, rsrp: c.rsrp, rssi: c.rssi },
+    signalQualityLabel: signalQualityLabel(lteQuality),
+  };
+  const wifiQuality = wifiSignalQuality(w.rssi);
+  const pending: NonNullable<WifiComms['pending']> = {};
+  for (const q of w.queue) {
+    if (q.value.ssid !== undefined) pending.ssid = q.value.ssid;
+    if (q.value.pskUpdatedAt !== undefined) pending.pskUpdatedAt = q.value.pskUpdatedAt;
+  }
+  const wifi: WifiComms = {
+    ipAddress: w.ipAddress,
+    gateway: w.gateway,
+    subnetMask: w.subnetMask,
+    lastHeardAt: onWifi ? heard : w.lastHeardAt,
+    macAddress: w.macAddress,
+    mode: 'STA',
+    pskUpdatedAt: w.pskUpdatedAt,
+    signalQuality: wifiQuality,
+    signalQualityDetail: { rssi: w.rssi },
+    signalQualityLabel: signalQualityLabel(wifiQuality),
+    ssid: w.ssid,
+  };
+  if (Object.keys(pending).length > 0) wifi.pending = pending;
+  const activeDbm = onWifi ? w.rssi : c.rssi;
+  const top: Comms = {
+    type: 'cellular,wifi',
+    mode: onWifi ? 'wifi' : '4G',
+    lastHeardAt: heard,
+    signalQualityDbm: reportsSignalDbm(dev.firmwareVersion) ? activeDbm : -1,
+    networkId: onWifi ? w.ssid : c.carrier,
+  };
+  if (onWifi) top.macAddress = w.macAddress;
+  else Object.assign(top, { simId: c.simId, apn: c.apn, imsi: c.imsi, cellQuality: c.cellQuality });
+  return { ...top, lastHeardVia: dev.activeVia, cellular, wifi };
+}
+
+export function renderDevice(dev: SimDevice, now: number): Device {
+  const heard = lastHeardAt(dev, now);
+  const channels: Channel[] = dev.channels.map((ch) => {
+    const out: Channel = { id: ch.id, ctRating: ch.ctRating, label: ch.label, categoryId: ch.categoryId, categoryLabel: categoryLabel(ch.categoryId) };
+    const last = ch.ctQueue[ch.ctQueue.length - 1];
+    if (last && last.value !== ch.ctRating) out.pending = { ctRating: last.value };
+    return out;
+  });
+  const switches: Switch[] = dev.switches.map((sw) => {
+    const out: Switch = {
+      id: sw.id, state: sw.state, label: sw.label, contactorType: sw.contactorType,
+      closedStateLabel: sw.closedStateLabel, openStateLabel: sw.openStateLabel,
+    };
+    const last = sw.stateQueue[sw.stateQueue.length - 1];
+    if (last) out.pending = { state: last.value };
+    return out;
+  });
+  return {
+    id: dev.id,
+    label: dev.label,
+    ...(dev.timezone !== undefined ? { timezone: dev.timezone } : {}),
+    model: dev.model,
+    ...(dev.uninitialised ? {} : { firmwareVersion: dev.firmwareVersion, latestStatus: Math.floor(heard ?? 0) }),
+    uninitialised: dev.uninitialised,
+    shortEnergyReportingInterval: dev.interval,
+    comms: isDualTransport(dev.model) ? dualComms(dev, heard) : cellularOnlyComms(dev, heard),
+    channels,
+    phases: dev.phasesCount === null
+      ? { count: null }
+      : { count: dev.phasesCount, grouping: dev.grouping.map((g) => ({ included: [...g] })) },
+    switches,
+  };
+}

@@ -1,0 +1,136 @@
+/** The node:http server: faults, logging, auth, rate limits, then the API or the /__sim control routes. */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { handleApi } from './api.js';
+import { handleControl } from './controlRoutes.js';
+import { ApiError, MultiError, notFound } from './errors.js';
+import { KEY_GRANTS } from './fleet.js';
+import { parseQuery } from './query.js';
+import type { Reply } from './reply.js';
+import type { SimulatorState } from './state.js';
+import type { LoggedRequest } from './types.js';
+
+export const BASE_PATH = '/v3';
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, reply: Reply, headers: Record<string, string> = {}): void {
+  if (reply.status === 204 || reply.body === undefined) {
+    res.writeHead(reply.status, headers);
+    res.end();
+    return;
+  }
+  res.writeHead(reply.status, { ...headers, 'Content-Type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify(reply.body));
+}
+
+function errorReply(err: unknown): Reply {
+  if (err instanceof ApiError || err instanceof MultiError) return { status: err.status, body: err.body() };
+  const message = err instanceof Error ? err.message : String(err);
+  return { status: 500, body: { code: 'INTERNAL_SERVER_ERROR', httpCode: 500, message: `Internal server error: ${message}` } };
+}
+
+const ERROR_CODES: Record<number, string> = { 500: 'INTERNAL_SERVER_ERROR', 502: 'BAD_GATEWAY', 503: 'SERVICE_UNAVAILABLE' };
+
+/** The bearer token, '' when the header has none, undefined when there is no header. */
+function bearerKey(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header.trim());
+  return match ? match[1] : '';
+}
+
+export function createSimServer(state: SimulatorState): Server {
+  return createServer((req, res) => {
+    void serve(state, req, res).catch((err: unknown) => {
+      if (!res.headersSent) send(res, errorReply(err));
+      else res.destroy();
+    });
+  });
+}
+
+async function serve(state: SimulatorState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const receivedAt = Date.now();
+  const rawBody = await readBody(req);
+  const url = new URL(req.url ?? '/', 'http://simulator.local');
+  const method = req.method ?? 'GET';
+  if (url.pathname === '/__sim' || url.pathname.startsWith('/__sim/')) {
+    send(res, handleControl(state, method, url.pathname, rawBody));
+    return;
+  }
+
+  const params = parseQuery(url.search);
+  const query: Record<string, string> = {};
+  for (const [name, values] of params) query[name] = values[values.length - 1];
+  const key = bearerKey(req.headers.authorization);
+  const entry: LoggedRequest = { at: receivedAt, method, path: url.pathname, query, status: 0, key5: (key ?? '').slice(-5) };
+  state.record(entry);
+
+  const respond = async (reply: Reply, headers: Record<string, string> = {}): Promise<void> => {
+    const latency = state.latencyMs();
+    if (latency > 0) await new Promise((r) => setTimeout(r, latency));
+    entry.status = reply.status;
+    send(res, reply, headers);
+  };
+
+  if (!url.pathname.startsWith(`${BASE_PATH}/`)) return respond(errorReply(notFound()));
+
+  const fault = state.faults.next();
+  if (fault.kind === 'storm429') {
+    const latency = state.latencyMs();
+    if (latency > 0) await new Promise((r) => setTimeout(r, latency));
+    entry.status = 429;
+    res.writeHead(429);
+    res.end();
+    return;
+  }
+  if (fault.kind === 'reset') {
+    req.socket.destroy();
+    return;
+  }
+  if (fault.kind === 'error') {
+    return respond({ status: fault.status, body: { code: ERROR_CODES[fault.status], httpCode: fault.status, message: 'Simulated server failure' } });
+  }
+  if (fault.kind === 'malformed') {
+    const latency = state.latencyMs();
+    if (latency > 0) await new Promise((r) => setTimeout(r, latency));
+    entry.status = 200;
+    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
+    res.end('<html><body>Gateway says hello</body></html>');
+    return;
+  }
+
+  if (key === undefined || key === '') {
+    return respond({ status: 401, body: { code: 'UNAUTHORIZED', httpCode: 401, message: 'Please provide a valid Authorization header value: Bearer <API key>' } });
+  }
+  const grant = KEY_GRANTS.get(key);
+  if (!grant) {
+    return respond({ status: 403, body: { code: 'NOT_PERMITTED', httpCode: 403, message: `The provided token (ending ${key.slice(-5)}) does not permit access to this endpoint` } });
+  }
+
+  const simNow = state.clock.now();
+  const limit = state.limiter.take(key, Date.now(), simNow);
+  if (limit.exceeded) {
+    const scope = limit.exceeded === 'TPS' ? 'per-second' : 'per-day';
+    return respond(
+      { status: 429, body: { code: `TOO_MANY_REQUESTS_${limit.exceeded}`, httpCode: 429, message: `The API key has exceeded its ${scope} request limit` } },
+      limit.headers,
+    );
+  }
+
+  let reply: Reply;
+  try {
+    reply = handleApi(
+      { devices: state.devices, now: simNow },
+      { method, path: url.pathname.slice(BASE_PATH.length), params, contentType: req.headers['content-type'], rawBody, grant },
+    );
+  } catch (err) {
+    reply = errorReply(err);
+  }
+  return respond(reply, limit.headers);
+}

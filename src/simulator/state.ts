@@ -1,0 +1,100 @@
+/** Everything the simulator holds, and the control operations on it. */
+import { SimClock } from './clock.js';
+import { FaultInjector } from './faults.js';
+import { createFleet } from './fleet.js';
+import { RateLimiter } from './rateLimit.js';
+import { reportNow, settle } from './reporting.js';
+import type {
+  ClockSettings, FaultSettings, HeaderStyle, LimitSettings, LoggedRequest, OutageWindow, SimDevice, SimulatorControl,
+} from './types.js';
+
+export interface StateOptions {
+  now?: number;
+  latencyMs?: number;
+  tps?: number;
+  tpd?: number;
+  headerStyle?: HeaderStyle;
+}
+
+export class SimulatorState implements SimulatorControl {
+  readonly clock: SimClock;
+  readonly faults = new FaultInjector();
+  readonly limiter: RateLimiter;
+  devices = new Map<string, SimDevice>();
+  private requests: LoggedRequest[] = [];
+
+  constructor(private readonly options: StateOptions) {
+    this.clock = new SimClock(options.now);
+    this.limiter = new RateLimiter(options.tps ?? 5, options.tpd ?? 10000, options.headerStyle ?? 'both');
+    this.loadFleet();
+  }
+
+  private loadFleet(): void {
+    this.devices = new Map(createFleet().map((d) => [d.id, d]));
+  }
+
+  /** Latency added to each API response: a fault setting overrides the start option. */
+  latencyMs(): number {
+    return this.faults.latencyMs ?? this.options.latencyMs ?? 0;
+  }
+
+  record(entry: LoggedRequest): void {
+    this.requests.push(entry);
+  }
+
+  log(): LoggedRequest[] {
+    return this.requests.map((r) => ({ ...r, query: { ...r.query } }));
+  }
+
+  clearLog(): void {
+    this.requests = [];
+  }
+
+  setClock(settings: ClockSettings): void {
+    // Changes due before a jump are applied at their own report times, not at the new time.
+    for (const dev of this.devices.values()) settle(dev, this.clock.now());
+    this.clock.set(settings);
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  setFaults(settings: FaultSettings): void {
+    this.faults.configure(settings);
+  }
+
+  private deviceOrThrow(deviceId: string): SimDevice {
+    const dev = this.devices.get(deviceId);
+    if (!dev) throw new Error(`unknown device ${deviceId}`);
+    return dev;
+  }
+
+  setOutage(deviceId: string, window: OutageWindow): void {
+    if (!Number.isFinite(window.from) || !Number.isFinite(window.to) || window.to <= window.from) {
+      throw new Error('an outage needs from < to (unix seconds)');
+    }
+    this.deviceOrThrow(deviceId).outages.push({ from: window.from, to: window.to });
+  }
+
+  reportNow(deviceId: string): void {
+    reportNow(this.deviceOrThrow(deviceId), this.clock.now());
+  }
+
+  reset(): void {
+    this.loadFleet();
+    this.faults.reset();
+    this.clearLog();
+    this.limiter.clear();
+    this.limiter.tps = this.options.tps ?? 5;
+    this.limiter.tpd = this.options.tpd ?? 10000;
+    this.limiter.headerStyle = this.options.headerStyle ?? 'both';
+    this.clock.reset();
+  }
+
+  setLimits(settings: LimitSettings): void {
+    if (settings.tps !== undefined) this.limiter.tps = settings.tps;
+    if (settings.tpd !== undefined) this.limiter.tpd = settings.tpd;
+    if (settings.headerStyle !== undefined) this.limiter.headerStyle = settings.headerStyle;
+  }
+}

@@ -1,0 +1,148 @@
+/** Internal state of the simulated fleet and the public control types. */
+import type { ContactorType, DeviceModel, SwitchState } from '../api/types.js';
+import type { ChannelPower } from './power.js';
+
+export type HeaderStyle = 'live' | 'spec' | 'both';
+
+export interface LoggedRequest {
+  /** Date.now() (real ms) when the request was received. */
+  at: number;
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  /** 0 when the socket was destroyed without an answer. */
+  status: number;
+  /** Last 5 characters of the bearer key; '' when none was sent. */
+  key5: string;
+}
+
+export interface ClockSettings {
+  /** Unix seconds; freezes the clock there (unless `real` is also true). */
+  now?: number;
+  /** Seconds to move the clock forward (or back, if negative). */
+  advance?: number;
+  /** Let the clock run with real time from the (new) current sim time. */
+  real?: boolean;
+}
+
+export interface FaultSettings {
+  errorRate?: number;
+  resetRate?: number;
+  malformedRate?: number;
+  latencyMs?: number;
+  storm429?: number;
+  seed?: number;
+}
+
+export interface LimitSettings {
+  tps?: number;
+  tpd?: number;
+  headerStyle?: HeaderStyle;
+}
+
+export interface OutageWindow {
+  from: number;
+  to: number;
+}
+
+export interface SimulatorControl {
+  log(): LoggedRequest[];
+  clearLog(): void;
+  setClock(settings: ClockSettings): void;
+  now(): number;
+  setFaults(settings: FaultSettings): void;
+  setOutage(deviceId: string, window: OutageWindow): void;
+  reportNow(deviceId: string): void;
+  reset(): void;
+  setLimits(settings: LimitSettings): void;
+}
+
+/** A change waiting for the device to pick it up at one of its reports. */
+export interface Queued<T> {
+  value: T;
+  /** Sim unix seconds of the PATCH. */
+  requestedAt: number;
+}
+
+export interface SimChannel {
+  id: string;
+  label: string;
+  ctRating: number;
+  categoryId: number;
+  ctQueue: Queued<number>[];
+}
+
+export interface SimSwitch {
+  id: string;
+  state: SwitchState;
+  label: string;
+  contactorType: ContactorType;
+  closedStateLabel: string;
+  openStateLabel: string;
+  stateQueue: Queued<SwitchState>[];
+}
+
+export interface CellularRadio {
+  mode: '3G' | '4G';
+  carrier: string;
+  apn: string;
+  imsi: string;
+  simId: string;
+  /** Raw LTE values (4G); on 3G only rssi is meaningful. */
+  rsrq: number;
+  rsrp: number;
+  rssi: number;
+  cellQuality: number;
+  /** When last heard over cellular while WiFi is the active transport (dual models only). */
+  lastHeardAt: number | null;
+}
+
+export interface WifiCredentials {
+  ssid: string;
+  pskUpdatedAt: number | null;
+}
+
+/** A queued WiFi credential change: new SSID and/or a PSK set at `pskUpdatedAt`. */
+export interface WifiChange {
+  ssid?: string;
+  pskUpdatedAt?: number;
+}
+
+export interface WifiRadio extends WifiCredentials {
+  ipAddress: string;
+  gateway: string;
+  subnetMask: string;
+  macAddress: string;
+  rssi: number;
+  lastHeardAt: number | null;
+  queue: Queued<WifiChange>[];
+}
+
+export interface SimDevice {
+  id: string;
+  model: DeviceModel;
+  label: string;
+  timezone?: string;
+  firmwareVersion: string;
+  uninitialised: boolean;
+  interval: number;
+  cellular: CellularRadio;
+  /** Present on the 6MW series only. */
+  wifi?: WifiRadio;
+  /** Dual-transport models: which transport the device is currently using. */
+  activeVia: 'cellular' | 'wifi';
+  channels: SimChannel[];
+  phasesCount: 0 | 1 | 2 | 3 | null;
+  /** Channel ids per group; empty when count is null. */
+  grouping: string[][];
+  switches: SimSwitch[];
+  /** Unix seconds before which the device has no energy. */
+  dataStart: number;
+  power: ChannelPower[];
+  modbus?: { changeAt: number; before: 'PMC-220'; after: 'PMC-340B' };
+  outages: OutageWindow[];
+  /** Sim time of the last reportNow(), if any. */
+  manualReportAt: number | null;
+  /** Writes accepted while uninitialised, replayed when it first connects (never, in the sim). */
+  initialQueue: Array<{ requestedAt: number; body: unknown }>;
+}
