@@ -1,0 +1,77 @@
+'use strict';
+const assert = require('node:assert/strict');
+const { start, T0, SIM_KEYS } = require('./helpers');
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+describe('simulator: rate limits', function () {
+  let t;
+  beforeEach(async () => { t = await start({ tps: 3, tpd: 10 }); });
+  afterEach(() => t.sim.close());
+
+  it('sends live and spec headers on every response, including errors', async () => {
+    const ok = await t.get('/devices');
+    assert.equal(ok.headers.get('x-ratelimit-tpslimit'), '3');
+    assert.equal(ok.headers.get('x-ratelimit-tpdlimit'), '10');
+    assert.equal(ok.headers.get('x-ratelimit-tpdremaining'), '9');
+    assert.equal(ok.headers.get('x-ratelimit-tpsremaining'), '2');
+    const midnight = Math.ceil(T0 / 86400) * 86400;
+    assert.equal(ok.headers.get('x-ratelimit-tpdreset'), String(midnight));
+    assert.equal(ok.headers.get('x-ratelimit-limit'), '10');
+    assert.equal(ok.headers.get('x-ratelimit-remaining'), '9');
+    const notFound = await t.get('/devices/B999999999999');
+    assert.equal(notFound.status, 404);
+    assert.equal(notFound.headers.get('x-ratelimit-tpdremaining'), '8');
+  });
+
+  it('answers 429 TPS within a sliding second, with Retry-After, without consuming budget', async () => {
+    for (let i = 0; i < 3; i++) assert.equal((await t.get('/devices')).status, 200);
+    const refused = await t.get('/devices');
+    assert.equal(refused.status, 429);
+    assert.equal(refused.body.code, 'TOO_MANY_REQUESTS_TPS');
+    assert.equal(refused.headers.get('x-ratelimit-limit'), '3');
+    assert.equal(refused.headers.get('x-ratelimit-remaining'), '0');
+    assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+    // Another key has its own budget.
+    assert.equal((await t.get('/devices', { key: SIM_KEYS.readOnly })).status, 200);
+    await sleep(1050);
+    const again = await t.get('/devices');
+    assert.equal(again.status, 200);
+    assert.equal(again.headers.get('x-ratelimit-tpdremaining'), '6', 'the refused request was not counted');
+  });
+
+  it('uses a sliding window, not fixed seconds', async () => {
+    await t.get('/devices');
+    await sleep(600);
+    await t.get('/devices');
+    await t.get('/devices');
+    await sleep(500); // 1.1 s after the first: one slot free, the other two are still in the window
+    assert.equal((await t.get('/devices')).status, 200);
+    assert.equal((await t.get('/devices')).status, 429);
+  });
+
+  it('answers 429 TPD per UTC day of the sim clock', async () => {
+    t.sim.control.setLimits({ tps: 1000, tpd: 2 });
+    await t.get('/devices');
+    await t.get('/devices');
+    const refused = await t.get('/devices');
+    assert.equal(refused.status, 429);
+    assert.equal(refused.body.code, 'TOO_MANY_REQUESTS_TPD');
+    const midnight = Math.ceil(T0 / 86400) * 86400;
+    assert.equal(refused.headers.get('x-ratelimit-reset'), String(midnight));
+    assert.equal(refused.headers.get('retry-after'), String(midnight - T0));
+    t.sim.control.setClock({ now: midnight });
+    assert.equal((await t.get('/devices')).status, 200);
+  });
+
+  it('header style live or spec only', async () => {
+    t.sim.control.setLimits({ headerStyle: 'live' });
+    let r = await t.get('/devices');
+    assert.equal(r.headers.get('x-ratelimit-limit'), null);
+    assert.equal(r.headers.get('x-ratelimit-tpslimit'), '3');
+    await fetch(`${t.sim.url}/__sim/limits`, { method: 'POST', body: JSON.stringify({ headerStyle: 'spec' }) });
+    r = await t.get('/devices');
+    assert.equal(r.headers.get('x-ratelimit-tpslimit'), null);
+    assert.equal(r.headers.get('x-ratelimit-limit'), '10');
+  });
+});
