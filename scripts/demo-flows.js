@@ -1,0 +1,55 @@
+'use strict';
+// Builds the flows `npm start` deploys: one tab per file in examples/, all sharing the
+// examples' one `energy-api` config node (and Dashboard 2 config nodes), pointed at the
+// simulator or the real service.
+const fs = require('node:fs');
+const path = require('node:path');
+
+const EXAMPLES_DIR = path.join(__dirname, '..', 'examples');
+/** The id every example uses for its `energy-api` config node, so imports share it. */
+const DEMO_CONFIG_ID = '4e3a9c2f10d0c0f1';
+/** The credential the demo config node carries: resolved from the Node-RED process env. */
+const KEY_REFERENCE = '${ENERGY_API_KEY}';
+
+function readExamples(dir = EXAMPLES_DIR) {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((file) => ({ name: path.basename(file, '.json'), file: path.join(dir, file), nodes: JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) }));
+}
+
+const isFlowNode = (n) => Object.prototype.hasOwnProperty.call(n, 'x') && Object.prototype.hasOwnProperty.call(n, 'y');
+
+/** The demo config node: the target's address, and the key by reference only. */
+function demoConfigNode(base, baseUrl) {
+  return { ...base, id: DEMO_CONFIG_ID, type: 'energy-api', baseUrl, credentials: { apiKey: KEY_REFERENCE } };
+}
+
+function buildDemoFlows({ baseUrl, name = 'Energy API', examples = readExamples() }) {
+  const tabs = [];
+  const flowNodes = [];
+  const configs = new Map();
+  const seen = new Set();
+  for (const example of examples) {
+    const zs = new Set(example.nodes.filter(isFlowNode).map((n) => n.z));
+    if (zs.size !== 1 || [...zs][0] === undefined) throw new Error(`${example.name}: every node with x/y must share one z`);
+    const tabId = [...zs][0];
+    const intro = example.nodes.find((n) => n.type === 'comment');
+    tabs.push({ id: tabId, type: 'tab', label: example.name, disabled: false, info: intro ? intro.info || '' : '' });
+    for (const node of example.nodes) {
+      if (isFlowNode(node) || node.type === 'group') {
+        if (seen.has(node.id)) throw new Error(`${example.name}: node id ${node.id} is used by another example`);
+        seen.add(node.id);
+        flowNodes.push(node);
+      } else if (!configs.has(node.id)) {
+        configs.set(node.id, node);
+      }
+    }
+  }
+  const baseConfig = configs.get(DEMO_CONFIG_ID) || { name, tps: 5, tpd: 10000, timezone: '' };
+  configs.set(DEMO_CONFIG_ID, demoConfigNode({ ...baseConfig, name }, baseUrl));
+  return [...tabs, ...configs.values(), ...flowNodes];
+}
+
+module.exports = { DEMO_CONFIG_ID, KEY_REFERENCE, EXAMPLES_DIR, readExamples, buildDemoFlows, demoConfigNode };
