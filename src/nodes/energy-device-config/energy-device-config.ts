@@ -1,0 +1,68 @@
+import type { Node, NodeAPI, NodeMessageInFlow } from 'node-red';
+import type { Device } from '../../api/index.js';
+import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
+import { commonKey } from '../shared/i18n.js';
+import { confirmedOn, pendingCausedBy, pendingOf } from './pending.js';
+import { prepareUpdate } from './prepare-update.js';
+
+interface DeviceConfigDef extends FlowNodeDef {
+  waitForPending?: boolean;
+  timeout?: string | number;
+}
+
+type ConfigMessage = NodeMessageInFlow & { deviceId?: unknown };
+
+const DEFAULT_TIMEOUT_S = 180;
+
+export = function (RED: NodeAPI): void {
+  function EnergyDeviceConfigNode(this: Node, def: DeviceConfigDef): void {
+    RED.nodes.createNode(this, def);
+    const runtime = new FlowNodeRuntime(RED, this, def);
+    const waitForPending = def.waitForPending === true;
+    const timeout = Number(def.timeout);
+    const timeoutMs = (Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_TIMEOUT_S) * 1000;
+
+    runtime.onInput<ConfigMessage>(async ({ msg, send, client, signal }) => {
+      const deviceId = runtime.deviceId(msg);
+      const update = prepareUpdate(msg.payload, deviceId);
+      runtime.busy(RED._(commonKey('status.requesting')));
+      const started = Date.now();
+      const outcome = await client.updateDevice(deviceId, update, { signal });
+      const out = msg as ConfigMessage & Record<string, unknown>;
+      out.deviceId = deviceId;
+      out.status = outcome.status;
+
+      if (!waitForPending) {
+        const pending = pendingOf(outcome.device);
+        Object.assign(out, { payload: outcome.device, pending });
+        runtime.status({
+          fill: 'green',
+          shape: pending.length ? 'ring' : 'dot',
+          text: pending.length ? RED._('energy-device-config.status.updatedPending', { count: pending.length }) : RED._('energy-device-config.status.updated'),
+        });
+        send(out);
+        return;
+      }
+
+      const caused = pendingCausedBy(update, pendingOf(outcome.device));
+      let device: Device = outcome.device;
+      let confirmed = true;
+      if (caused.length) {
+        runtime.busy(RED._(commonKey('status.waiting')));
+        const waited = await client.waitForDevice(deviceId, (d) => confirmedOn(d, caused), { timeoutMs, signal });
+        device = waited.device;
+        confirmed = waited.done;
+      }
+      const elapsed = Date.now() - started;
+      Object.assign(out, { payload: device, pending: pendingOf(device), confirmed, elapsed });
+      runtime.status(
+        confirmed
+          ? { fill: 'green', shape: 'dot', text: RED._('energy-device-config.status.confirmed', { seconds: Math.round(elapsed / 1000) }) }
+          : { fill: 'yellow', shape: 'ring', text: RED._('energy-device-config.status.notConfirmed') },
+      );
+      send(out);
+    });
+  }
+
+  RED.nodes.registerType('energy-device-config', EnergyDeviceConfigNode as unknown as Parameters<NodeAPI['nodes']['registerType']>[1]);
+};
