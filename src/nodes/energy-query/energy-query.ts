@@ -1,0 +1,146 @@
+import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
+import {
+  floorToBucket, formatTime, planLongRanges, planShortRanges,
+  type Device, type EnergyApiClient, type EnergyEntry,
+} from '../../api/index.js';
+import { commonKey } from '../shared/i18n.js';
+import { FlowNodeRuntime, type InputContext } from '../shared/flow-node.js';
+import { FollowStore, followKey, followWindow, isCompleteBucket, selectNew } from './follow.js';
+import { chartPoints, seriesNames } from './outputs.js';
+import { catchUpSeconds, readSettings, resolveRange, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from './query-settings.js';
+
+type QueryInMsg = NodeMessageInFlow & QueryMsg & Record<string, unknown>;
+
+interface Resolved {
+  deviceId: string;
+  settings: QuerySettings;
+  timezone?: string;
+  device?: Device;
+}
+
+export = function (RED: NodeAPI): void {
+  function EnergyQueryNode(this: Node, def: EnergyQueryDef): void {
+    RED.nodes.createNode(this, def);
+    const node = this;
+    const runtime = new FlowNodeRuntime(RED, node, def);
+    const output: OutputFormat = def.output === 'chart' || def.output === 'split' ? def.output : 'entries';
+    const store = new FollowStore(node);
+    // Follow triggers run one after another, so two overlapping triggers never emit the same entry.
+    let followChain: Promise<unknown> = Promise.resolve();
+
+    const nowS = (): number => Math.floor(Date.now() / 1000);
+
+    async function resolve(msg: QueryInMsg, client: EnergyApiClient, signal: AbortSignal, config: { timezone?: string }): Promise<Resolved> {
+      const deviceId = runtime.deviceId(msg);
+      const settings = readSettings(def, msg);
+      const needsDevice = !settings.timezone || output === 'chart';
+      const device = needsDevice ? await client.knownDevice(deviceId, { signal }) : undefined;
+      const timezone = settings.timezone ?? (device?.timezone || undefined) ?? (config.timezone || undefined);
+      return { deviceId, settings, timezone, device };
+    }
+
+    function requestCount(r: Resolved, fromTs: number, toTs: number): number | undefined {
+      try {
+        if (r.settings.kind === 'short') return planShortRanges(fromTs, toTs, nowS()).length;
+        return planLongRanges(fromTs, toTs, r.settings.granularity ?? '5m', r.timezone, nowS()).length;
+      } catch {
+        return undefined;
+      }
+    }
+
+    function fetchRange(client: EnergyApiClient, r: Resolved, fromTs: number, toTs: number, signal: AbortSignal): Promise<EnergyEntry[]> {
+      const count = requestCount(r, fromTs, toTs);
+      runtime.busy(count && count > 1 ? RED._('energy-query.status.requestingMany', { count }) : RED._(commonKey('status.requesting')));
+      const { options, kind, granularity } = r.settings;
+      if (kind === 'short') return client.getShortEnergy(r.deviceId, { fromTs, toTs, ...options }, { signal });
+      return client.getLongEnergy(r.deviceId, { fromTs, toTs, granularity, timezone: r.timezone, ...options }, { signal });
+    }
+
+    function describe(msg: QueryInMsg, r: Resolved, fromTs: number | undefined, toTs: number | undefined): void {
+      msg.deviceId = r.deviceId;
+      msg.kind = r.settings.kind;
+      msg.fromTs = fromTs;
+      msg.toTs = toTs;
+      if (r.settings.kind === 'long' && r.settings.granularity) msg.granularity = r.settings.granularity;
+      else delete msg.granularity;
+      msg.timezone = r.timezone ?? 'UTC';
+    }
+
+    function emit(ctx: InputContext<QueryInMsg>, r: Resolved, entries: EnergyEntry[], single: boolean, follow: boolean): void {
+      const { msg, send } = ctx;
+      if (output === 'split') {
+        if (entries.length) send([entries.map((entry) => splitMessage(msg, r, entry))]);
+      } else if (output === 'chart') {
+        const phase = RED._('energy-query.chart.phase');
+        msg.payload = chartPoints(entries, r.settings.options.convert, (n) => seriesNames(r.device, n, Boolean(r.settings.options.groupByPhase), phase));
+        msg.action = follow ? 'append' : 'replace';
+        if (!follow || entries.length) send(msg);
+      } else {
+        msg.payload = single ? (entries[0] ?? null) : entries;
+        if (!follow || entries.length) send(msg);
+      }
+      showResult(r, entries, follow);
+    }
+
+    function splitMessage(msg: QueryInMsg, r: Resolved, entry: EnergyEntry): NodeMessage {
+      const out = RED.util.cloneMessage(msg) as QueryInMsg;
+      out.payload = entry;
+      out.timestamp = entry.timestamp * 1000;
+      out.topic = r.deviceId;
+      return out;
+    }
+
+    function showResult(r: Resolved, entries: EnergyEntry[], follow: boolean): void {
+      const last = entries[entries.length - 1];
+      if (!last) {
+        runtime.status({ fill: 'yellow', shape: 'ring', text: RED._(follow ? 'energy-query.status.noNew' : commonKey('status.noData')) });
+        return;
+      }
+      const at = formatTime(last.timestamp, r.timezone ?? 'UTC').slice(0, 16).replace('T', ' ');
+      runtime.status({ fill: 'green', shape: 'dot', text: RED._('energy-query.status.entries', { count: entries.length, at }) });
+    }
+
+    async function runOnce(ctx: InputContext<QueryInMsg>, r: Resolved): Promise<void> {
+      const { client, signal, msg } = ctx;
+      const { kind, query, options } = r.settings;
+      if (query !== 'range') {
+        runtime.busy(RED._(commonKey('status.requesting')));
+        const entry = await client.getEnergyEdge(kind, r.deviceId, query, options, { signal });
+        describe(msg, r, undefined, undefined);
+        emit(ctx, r, entry ? [entry] : [], true, false);
+        return;
+      }
+      const { fromTs, toTs } = resolveRange(r.settings, r.timezone);
+      const entries = await fetchRange(client, r, fromTs, toTs, signal);
+      describe(msg, r, fromTs, toTs);
+      emit(ctx, r, entries, false, false);
+    }
+
+    async function runFollow(ctx: InputContext<QueryInMsg>, r: Resolved): Promise<void> {
+      const catchUpS = catchUpSeconds(def);
+      const { fromTs: startTs, toTs } = resolveRange(r.settings, r.timezone);
+      const { kind, granularity } = r.settings;
+      const key = followKey(r.deviceId, kind, granularity);
+      const state = (await store.load(key)) ?? { startTs, emitted: [] };
+      const window = followWindow(state, catchUpS);
+      const zone = r.timezone ?? 'UTC';
+      const fromTs = kind === 'long' && granularity ? floorToBucket(window.fromTs, granularity, zone) : window.fromTs;
+      let entries = toTs > fromTs ? await fetchRange(ctx.client, r, fromTs, toTs, ctx.signal) : [];
+      if (kind === 'long' && granularity) entries = entries.filter((e) => isCompleteBucket(e, granularity, zone));
+      const { fresh, next } = selectNew(entries, state, window, catchUpS);
+      await store.save(key, next);
+      describe(ctx.msg, r, fromTs, toTs);
+      emit(ctx, r, fresh, false, true);
+    }
+
+    runtime.onInput<QueryInMsg>(async (ctx) => {
+      const r = await resolve(ctx.msg, ctx.client, ctx.signal, ctx.config);
+      if (!(def.follow && r.settings.query === 'range')) return runOnce(ctx, r);
+      const run = followChain.then(() => runFollow(ctx, r));
+      followChain = run.catch(() => undefined);
+      return run;
+    });
+  }
+
+  RED.nodes.registerType('energy-query', EnergyQueryNode);
+};
