@@ -37,6 +37,7 @@ export class RateLimiter extends EventEmitter {
   private dailyRemaining: number;
   private dailyResetAtMs: number;
   private pausedUntilMs = 0;
+  private lastStartMs = 0;
   private stopped = false;
 
   constructor(options: LimiterOptions = {}) {
@@ -46,25 +47,30 @@ export class RateLimiter extends EventEmitter {
     this.tpd = positive(options.tpd, 10000);
     this.dailyRemaining = this.tpd;
     this.dailyResetAtMs = nextUtcMidnight(this.now());
-    this.bottleneck = new Bottleneck({ minTime: this.spacingMs(), maxConcurrent: null });
+    this.bottleneck = new Bottleneck({ minTime: this.spacingMs(), maxConcurrent: 1 });
   }
 
   /** Runs `task` when the key's limits allow it. Rejects with DAILY_LIMIT when today's budget is spent. */
   async schedule<T>(priority: RequestPriority, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     for (;;) {
       this.throwIfUnusable(signal);
-      const outcome = await this.bottleneck
+      // A job only starts the request: the limiter's one slot is free again at once, so requests are
+      // pipelined while the queue behind it stays ordered by priority.
+      const started = await this.bottleneck
         .schedule({ priority: PRIORITY[priority] }, async () => {
           if (this.now() < this.pausedUntilMs) return PAUSED;
           this.throwIfUnusable(signal);
           this.takeFromDailyBudget();
-          return task();
+          this.lastStartMs = this.now();
+          const running = task();
+          running.catch(() => undefined);
+          return { running };
         })
         .catch((err: unknown) => {
           if (err instanceof Bottleneck.BottleneckError) throw aborted();
           throw err;
         });
-      if (outcome !== PAUSED) return outcome as T;
+      if (started !== PAUSED) return started.running;
       await sleep(this.pausedUntilMs - this.now(), signal);
     }
   }
@@ -136,8 +142,11 @@ export class RateLimiter extends EventEmitter {
 
   private setTps(tps: number): void {
     if (tps > 0 && tps !== this.tps) {
+      const slower = tps < this.tps;
       this.tps = tps;
       this.bottleneck.updateSettings({ minTime: this.spacingMs() });
+      // The next start was already timed at the old rate: hold everything until the new spacing has passed.
+      if (slower) this.pauseUntil(this.lastStartMs + this.spacingMs());
     }
   }
 

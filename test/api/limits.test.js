@@ -1,0 +1,122 @@
+'use strict';
+const assert = require('node:assert/strict');
+const { EnergyApiClient, EnergyApiError, floorToBucket } = require('../../dist/api');
+const { startSimulator, SIM_DEVICES: D, SIM_KEYS: K } = require('../../dist/simulator');
+
+/** Largest number of requests the simulator received within any 1000 ms window. */
+function busiestSecond(times) {
+  let most = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while (times[i] - times[j] >= 1000) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}
+
+describe('rate limits, retries and faults', function () {
+  this.timeout(60000);
+  let sim;
+  const clients = [];
+  const client = (extra = {}) => {
+    const c = new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: K.full, backoffBaseMs: 50, ...extra });
+    clients.push(c);
+    return c;
+  };
+  const apiLog = () => sim.control.log().filter((r) => r.path.startsWith('/v3'));
+
+  before(async () => { sim = await startSimulator({ port: 0 }); });
+  beforeEach(() => sim.control.reset());
+  afterEach(async () => { await Promise.all(clients.splice(0).map((c) => c.close())); });
+  after(async () => sim.close());
+
+  it('pipelines 50 requests at the key rate and never sends more than 5 in any second', async () => {
+    sim.control.setFaults({ latencyMs: 150 });
+    const c = client();
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 50 }, () => c.getDevice(D.meter3M)));
+    const elapsed = Date.now() - started;
+    const log = apiLog();
+    assert.equal(log.length, 50);
+    assert.ok(log.every((r) => r.status === 200), 'no 429');
+    assert.ok(busiestSecond(log.map((r) => r.at)) <= 5, `busiest second had ${busiestSecond(log.map((r) => r.at))}`);
+    // Waiting for each response before the next would take 50 × (200 + 150) ms.
+    assert.ok(elapsed < 50 * 350 * 0.75, `took ${elapsed} ms: requests were not pipelined`);
+  });
+
+  it('learns a lower per-second limit from the headers and keeps to it', async () => {
+    sim.control.setLimits({ tps: 2 });
+    const c = client();
+    await Promise.all(Array.from({ length: 8 }, () => c.getDevice(D.meter3M)));
+    assert.equal(c.rateLimitState().tps, 2);
+    const log = apiLog();
+    assert.equal(log.filter((r) => r.status === 429).length, 0);
+    assert.ok(busiestSecond(log.map((r) => r.at)) <= 2);
+  });
+
+  it('puts an interactive request before queued bulk reads', async () => {
+    const c = client();
+    const done = [];
+    const bulk = Array.from({ length: 10 }, (_, i) => c.getDevice(D.meter3M, { priority: 'bulk' }).then(() => done.push(`bulk${i}`)));
+    await new Promise((r) => setTimeout(r, 50));
+    const urgent = c.getDevice(D.switch6M3SW, { priority: 'interactive' }).then(() => done.push('interactive'));
+    await Promise.all([...bulk, urgent]);
+    assert.ok(done.indexOf('interactive') <= 2, `interactive finished at position ${done.indexOf('interactive')}`);
+  });
+
+  it('stops at the daily budget learnt from the service, without sending', async () => {
+    sim.control.setLimits({ tpd: 6 });
+    const c = client();
+    for (let i = 0; i < 6; i++) await c.getDevice(D.meter3M);
+    assert.equal(c.rateLimitState().dailyRemaining, 0);
+    await assert.rejects(c.getDevice(D.meter3M), (err) => err instanceof EnergyApiError && err.code === 'DAILY_LIMIT' && err.sent === false);
+    assert.equal(apiLog().length, 6);
+  });
+
+  it('waits out 429 storms (bare 429s and Retry-After) and then succeeds', async () => {
+    sim.control.setFaults({ storm429: 3 });
+    const device = await client().getDevice(D.meter3M);
+    assert.equal(device.id, D.meter3M);
+    const statuses = apiLog().map((r) => r.status);
+    assert.deepEqual(statuses, [429, 429, 429, 200]);
+  });
+
+  it('retries GETs on 5xx and resets but never a PATCH the service may have processed', async () => {
+    const c = client();
+    sim.control.setFaults({ errorRate: 1, seed: 1 });
+    await assert.rejects(c.updateDevice(D.meter3M, { label: 'x' }), (err) => err.status >= 500);
+    assert.equal(apiLog().filter((r) => r.method === 'PATCH').length, 1);
+    sim.control.setFaults({ errorRate: 0, resetRate: 1, seed: 1 });
+    await assert.rejects(c.updateDevice(D.meter3M, { label: 'y' }), (err) => err.code === 'NETWORK' || err.code === 'TIMEOUT');
+    assert.equal(apiLog().filter((r) => r.method === 'PATCH').length, 2);
+    sim.control.setFaults({ resetRate: 0, storm429: 1 });
+    const out = await c.updateDevice(D.meter3M, { label: 'z' });
+    assert.equal(out.device.label, 'z', 'a PATCH refused with 429 was not processed, so it is retried');
+  });
+
+  it('delivers a year of 5-minute data whole, exactly once, through 20 % errors and resets', async function () {
+    this.timeout(120000);
+    const to = floorToBucket(Math.floor(Date.now() / 1000), '5m', 'UTC') - 86400;
+    const query = { fromTs: to - 365 * 86400, toTs: to, granularity: '5m' };
+    const clean = await client().getLongEnergy(D.meter3M, query);
+    assert.equal(clean.length, 365 * 288);
+    sim.control.clearLog();
+    sim.control.setFaults({ errorRate: 0.1, resetRate: 0.1, seed: 7 });
+    const faulty = await client({ maxRetries: 8 }).getLongEnergy(D.meter3M, query);
+    const failures = apiLog().filter((r) => r.status !== 200).length;
+    assert.ok(failures >= 5, `faults were injected (${failures})`);
+    assert.equal(faulty.length, clean.length);
+    assert.deepEqual(faulty, clean);
+  });
+
+  it('close() aborts queued requests and sends nothing afterwards', async () => {
+    const c = client();
+    const pending = Array.from({ length: 20 }, () => c.getDevice(D.meter3M).then(() => 'ok', (err) => err.code));
+    await new Promise((r) => setTimeout(r, 300));
+    await c.close();
+    const outcomes = await Promise.all(pending);
+    const sent = apiLog().length;
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(apiLog().length, sent);
+    assert.ok(outcomes.filter((o) => o === 'ABORTED').length >= 15, outcomes.join());
+  });
+});
