@@ -40,6 +40,9 @@ export = function (RED: NodeAPI): void {
     try {
       const apiKey = node.credentials?.apiKey?.trim();
       if (!apiKey) throw new Error(RED._('energy-api.errors.noKey'));
+      // Node-RED substitutes ${NAME} in credentials but leaves the text as typed when NAME is unset.
+      const unsetVariable = /^\$\{(\S+)\}$/.exec(apiKey);
+      if (unsetVariable) throw new Error(RED._('energy-api.errors.envKeyUnset', { name: unsetVariable[1] }));
       node.client = new EnergyApiClient({
         baseUrl: def.baseUrl,
         apiKey,
