@@ -116,7 +116,8 @@ export class EnergyApiClient extends EventEmitter {
   async getDevice(deviceId: string, options: CallOptions = {}): Promise<Device> {
     const id = checkDeviceId(deviceId);
     this.lastDeviceRead.set(id, this.now());
-    const device = await this.get<Device>(`/devices/${id}`, {}, options);
+    // Stamped again once answered: the spacing then holds as the service sees it, whatever the latency.
+    const device = await this.get<Device>(`/devices/${id}`, {}, options).finally(() => this.lastDeviceRead.set(id, this.now()));
     if (!device) throw new EnergyApiError({ status: 204, code: 'BAD_RESPONSE', message: `the service returned no body for device ${id}` });
     this.devices.set(id, { device, at: this.now() });
     return device;
