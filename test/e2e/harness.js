@@ -1,0 +1,115 @@
+'use strict';
+// Shared set-up of the end-to-end tests: the Node-RED that `npm start` starts (scripts/start.js,
+// on free ports and a temp user directory) and Debian's Chromium driven by playwright-core.
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { start } = require('../../scripts/start');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** CI installs Chromium, so there a missing browser fails the suite; locally the suite is skipped. */
+function requireChromium(mochaContext) {
+  if (fs.existsSync(CHROMIUM)) return;
+  const message = `Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH`;
+  if (process.env.CI) throw new Error(message);
+  console.warn(`      skipped: ${message}`);
+  mochaContext.skip();
+}
+
+function tempDir(prefix) {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** What `npm start` starts, on free ports; the runtime log is kept for the assertions. */
+async function startDemo() {
+  const userDir = tempDir('energy-e2e-nr-');
+  const demo = await start({ port: 0, simPort: 0, userDir, log: () => {}, apiUrl: '' });
+  const stop = demo.stop;
+  demo.stop = async () => {
+    await stop();
+    fs.rmSync(userDir, { recursive: true, force: true });
+  };
+  return demo;
+}
+
+async function launchBrowser() {
+  const { chromium } = require('playwright-core');
+  const profile = tempDir('energy-e2e-chromium-');
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1440, height: 900 },
+  });
+  const page = context.pages()[0] || (await context.newPage());
+  const outside = [];
+  const consoleErrors = [];
+  context.on('request', (req) => {
+    const url = new URL(req.url());
+    if (!['127.0.0.1', 'localhost'].includes(url.hostname) && !['data:', 'blob:'].includes(url.protocol)) outside.push(req.url());
+  });
+  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+  page.on('pageerror', (err) => consoleErrors.push(err.message));
+  return {
+    context, page, outside, consoleErrors,
+    async close() {
+      await context.close();
+      fs.rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+async function openEditor(page, editorUrl) {
+  await page.goto(editorUrl);
+  await page.waitForSelector('#red-ui-palette-container-energy .red-ui-palette-node', { timeout: 30000 });
+  await page.waitForFunction(() => window.RED && RED.nodes && $('#red-ui-loading-progress').is(':hidden') !== false, null, { timeout: 30000 });
+}
+
+async function screenshot(page, name) {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const file = path.join(ARTIFACTS, name);
+  await page.screenshot({ path: file });
+  return file;
+}
+
+/** Clicks Deploy and waits until the editor has nothing left to deploy; a confirm dialog (invalid or unknown nodes) fails. */
+async function deploy(page) {
+  await page.click('#red-ui-header-button-deploy');
+  try {
+    // While deploying the button is disabled too, with its spinner shown.
+    await page.waitForFunction(() => $('#red-ui-header-button-deploy').hasClass('disabled') && $('.red-ui-deploy-button-spinner').is(':hidden'), null, { timeout: 15000 });
+  } catch (err) {
+    const dialog = await page.locator('.ui-dialog:visible').allInnerTexts();
+    throw new Error(`deploy did not complete${dialog.length ? `: ${dialog.join(' | ')}` : ''}`);
+  }
+}
+
+async function adminGet(demo, route) {
+  const res = await fetch(new URL(route, demo.editorUrl), { headers: { 'Node-RED-API-Version': 'v2', Accept: 'application/json' } });
+  if (!res.ok) throw new Error(`GET ${route}: ${res.status}`);
+  return res.json();
+}
+
+/** Lines of the runtime log at error level (Node-RED logs "[error] [type:name] message"). */
+function errorLines(demo, from = 0) {
+  return demo.logs.slice(from).filter((line) => /\[error\]/i.test(line));
+}
+
+/** The devices as the simulator's API returns them (the expected picker contents). */
+async function simulatorDevices(demo) {
+  const { EnergyApiClient } = require('../../dist/api/index.js');
+  const client = new EnergyApiClient({ baseUrl: demo.simulator.baseUrl, apiKey: demo.simulator.keys.full });
+  const ids = await client.listDevices();
+  return Promise.all(ids.map((id) => client.getDevice(id)));
+}
+
+function packageNodeTypes() {
+  const nodes = require(path.join(ROOT, 'package.json'))['node-red'].nodes;
+  return Object.keys(nodes).filter((type) => type !== 'energy-api');
+}
+
+module.exports = {
+  ROOT, ARTIFACTS, requireChromium, startDemo, launchBrowser, openEditor, screenshot, deploy, adminGet, errorLines, packageNodeTypes, simulatorDevices,
+};
