@@ -25,7 +25,8 @@ export = function (RED: NodeAPI): void {
     const timeoutMs = (Number.isFinite(timeoutS) && timeoutS > 0 ? timeoutS : DEFAULT_TIMEOUT_S) * 1000;
     const poller = new DevicePoller(() => rt.client(), timerSleep((fn, ms) => rt.setTimer(fn, ms), (t) => rt.clearTimer(t)), rt.signal);
     const lanes = new Map<string, SwitchLane>();
-    const lastRead = new Map<string, number>();
+    /** Per device: when this node last read it, and the read still in flight. */
+    const reads = new Map<string, { at: number; pending?: Promise<Device> }>();
     const key = (k: string, opts?: Record<string, string | number>): string => RED._(`energy-switch-control.${k}`, opts);
 
     rt.onClose(() => {
@@ -33,14 +34,26 @@ export = function (RED: NodeAPI): void {
       lanes.clear();
     });
 
-    /** A fresh read, unless the device was read within the poll spacing (then its cached copy is that fresh). */
+    /**
+     * A fresh read, unless the device was read within the poll spacing or is being polled: then the
+     * client's cached copy (refreshed by every poll and write) is that fresh. Concurrent msgs share one read.
+     */
     async function readDevice(client: EnergyApiClient, deviceId: string): Promise<Device> {
-      const recent = Date.now() - (lastRead.get(deviceId) ?? 0) < PENDING_POLL_MIN_MS;
-      if (recent || poller.busy(deviceId) || [...lanes.values()].some((l) => l.deviceId === deviceId && !l.idle)) {
+      const last = reads.get(deviceId);
+      if (last?.pending) return last.pending;
+      const laneBusy = [...lanes.values()].some((l) => l.deviceId === deviceId && !l.idle);
+      if (poller.busy(deviceId) || laneBusy || (last && Date.now() - last.at < PENDING_POLL_MIN_MS)) {
         return client.knownDevice(deviceId, { signal: rt.signal, priority: 'interactive' });
       }
-      lastRead.set(deviceId, Date.now());
-      return client.getDevice(deviceId, { signal: rt.signal, priority: 'interactive' });
+      const entry: { at: number; pending?: Promise<Device> } = { at: Date.now() };
+      entry.pending = client.getDevice(deviceId, { signal: rt.signal, priority: 'interactive' });
+      reads.set(deviceId, entry);
+      try {
+        return await entry.pending;
+      } finally {
+        entry.pending = undefined;
+        entry.at = Date.now();
+      }
     }
 
     function laneFor(client: EnergyApiClient, deviceId: string, switchId: string): SwitchLane {
@@ -59,7 +72,7 @@ export = function (RED: NodeAPI): void {
         },
         waitFor: async (id, swId, target, ms) => {
           const result = await poller.wait(id, (d) => isConfirmed(d, swId, target), ms);
-          lastRead.set(id, Date.now());
+          reads.set(id, { at: Date.now() });
           return result;
         },
       });
