@@ -33,6 +33,8 @@ export = function (RED: NodeAPI): void {
     async function resolve(msg: QueryInMsg, client: EnergyApiClient, signal: AbortSignal, config: { timezone?: string }): Promise<Resolved> {
       const deviceId = runtime.deviceId(msg);
       const settings = readSettings(def, msg);
+      // Bad time text is refused before any request; the real reading needs the device's timezone.
+      if (settings.query === 'range') resolveRange(settings, settings.timezone);
       const needsDevice = !settings.timezone || output === 'chart';
       const device = needsDevice ? await client.knownDevice(deviceId, { signal }) : undefined;
       const timezone = settings.timezone ?? (device?.timezone || undefined) ?? (config.timezone || undefined);
