@@ -1,0 +1,152 @@
+'use strict';
+const assert = require('node:assert/strict');
+const {
+  helper, startSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey,
+} = require('../support/env');
+const { SIM_DEVICES } = require('../../dist/simulator');
+
+const WIFI = SIM_DEVICES.wifi6MW;
+// Frozen sim clock: the device applies a change only when a test lets it report.
+const FROZEN_AT = Date.UTC(2026, 2, 10, 12, 0, 0) / 1000;
+const PSK = 'Payload-Secret-7781';
+const CREDENTIAL_PSK = 'Credential-Secret-4432';
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('energy-wifi-config', function () {
+  let sim;
+  const nodes = [nodeFile('energy-api'), nodeFile('energy-wifi-config')];
+
+  before(async function () {
+    sim = await startSimulator({ port: 0, now: FROZEN_AT });
+  });
+  before(function (done) { startServer(done); });
+  after(async function () {
+    await stopServer();
+    await sim.close();
+  });
+  beforeEach(function () { sim.control.reset(); });
+  afterEach(async function () { await helper.unload(); });
+
+  /** Everything the node produced, for the PSK scans. */
+  let seen;
+
+  async function setup(props = {}, password) {
+    const api = apiConfig(sim);
+    const flow = [
+      api.node,
+      { id: 'wifi', type: 'energy-wifi-config', api: 'api', deviceId: WIFI, timeout: 30, wires: [['out']], ...props },
+      { id: 'out', type: 'helper' },
+      { id: 'c', type: 'catch', scope: ['wifi'], uncaught: false, wires: [['caught']] },
+      { id: 'caught', type: 'helper' },
+    ];
+    const credentials = { ...api.credentials, ...(password ? { wifi: { password } } : {}) };
+    await load(nodes, flow, credentials);
+    const ctx = { node: helper.getNode('wifi'), out: helper.getNode('out'), caught: helper.getNode('caught'), statuses: [], outputs: [] };
+    seen = ctx;
+    ctx.node.on('call:status', (call) => ctx.statuses.push(call.args[0]));
+    ctx.out.on('input', (msg) => ctx.outputs.push(msg));
+    ctx.caught.on('input', (msg) => ctx.outputs.push(msg));
+    return ctx;
+  }
+
+  afterEach(function () {
+    if (!seen) return;
+    for (const secret of [PSK, CREDENTIAL_PSK]) assertNoKey(secret, seen.outputs, seen.statuses, loggedText());
+    // The scan itself must be able to fail.
+    assert.throws(() => assertNoKey(PSK, { payload: { psk: PSK } }));
+    seen = undefined;
+  });
+
+  const patches = () => sim.control.log().filter((r) => r.method === 'PATCH');
+  const deviceGets = () => sim.control.log().filter((r) => r.method === 'GET' && r.path.endsWith(`/devices/${WIFI}`));
+
+  async function reportAfterPatch() {
+    const end = Date.now() + 5000;
+    while (patches().length === 0) {
+      if (Date.now() > end) throw new Error('no PATCH');
+      await sleep(20);
+    }
+    sim.control.reportNow(WIFI);
+  }
+
+  async function expectRefusal(ctx, msg) {
+    ctx.node.receive(msg);
+    const caught = await nextMessage(ctx.caught);
+    await sleep(50);
+    assert.equal(ctx.outputs.length, 1, 'only the Catch node got the msg');
+    ctx.outputs.length = 0;
+    assert.equal(patches().length, 0, 'refused before any write');
+    assert.equal(ctx.statuses[ctx.statuses.length - 1].fill, 'red');
+    assert.equal(JSON.stringify(caught).includes('"psk"'), false, 'the caught msg carries no psk');
+    return caught;
+  }
+
+  it('sets the network, tracks comms.wifi.pending until the device applies it, never emitting the PSK', async function () {
+    const ctx = await setup();
+    ctx.node.receive({ payload: { ssid: 'Workshop', psk: PSK } });
+    await reportAfterPatch();
+    const msg = await nextMessage(ctx.out, 15000);
+    assert.deepEqual(msg.payload, { ssid: 'Workshop', pskUpdatedAt: FROZEN_AT, applied: true, wifiOff: false });
+    assert.equal(msg.deviceId, WIFI);
+    assert.equal(msg.device.comms.wifi.ssid, 'Workshop');
+    assert.equal(msg.device.comms.wifi.pending, undefined);
+    assert.equal(patches().length, 1);
+    const gets = deviceGets();
+    for (let i = 1; i < gets.length; i += 1) assert.ok(gets[i].at - gets[i - 1].at >= 5000, 'polls 5 s apart');
+    assert.deepEqual(ctx.statuses[ctx.statuses.length - 1], { fill: 'green', shape: 'dot', text: 'energy-wifi-config.status.applied' });
+  });
+
+  it('turns WiFi off with an empty ssid and psk', async function () {
+    const ctx = await setup();
+    ctx.node.receive({ payload: { ssid: '', psk: '' } });
+    await reportAfterPatch();
+    const msg = await nextMessage(ctx.out, 15000);
+    assert.deepEqual(msg.payload, { ssid: '', pskUpdatedAt: FROZEN_AT, applied: true, wifiOff: true });
+    assert.equal(msg.device.comms.wifi.ssid, '');
+    assert.equal(msg.device.comms.lastHeardVia, 'cellular');
+    assert.deepEqual(ctx.statuses[ctx.statuses.length - 1], { fill: 'green', shape: 'dot', text: 'energy-wifi-config.status.wifiOff' });
+  });
+
+  it('uses the node\'s password credential when msg.payload has no psk; a timeout gives applied: false, not an error', async function () {
+    const ctx = await setup({ timeout: 2 }, CREDENTIAL_PSK);
+    const started = Date.now();
+    ctx.node.receive({ payload: { ssid: 'Guest' } });
+    const msg = await nextMessage(ctx.out, 6000);
+    assert.ok(Date.now() - started >= 1900, 'waited for the timeout');
+    assert.deepEqual(msg.payload, { ssid: 'Guest', pskUpdatedAt: FROZEN_AT, applied: false, wifiOff: false });
+    assert.deepEqual(msg.device.comms.wifi.pending, { ssid: 'Guest', pskUpdatedAt: FROZEN_AT });
+    assert.equal(patches().length, 1);
+    assert.deepEqual(ctx.statuses[ctx.statuses.length - 1], { fill: 'yellow', shape: 'ring', text: 'energy-wifi-config.status.notApplied' });
+    // The simulator accepted the credential as the PSK: once the device reports, the change is applied.
+    sim.control.reportNow(WIFI);
+    const res = await fetch(`${sim.baseUrl}/devices/${WIFI}`, { headers: { Authorization: `Bearer ${sim.keys.full}` } });
+    assert.equal((await res.json()).comms.wifi.ssid, 'Guest');
+  });
+
+  it('refuses models without WiFi settings and old firmware before any write', async function () {
+    const ctx = await setup();
+    let caught = await expectRefusal(ctx, { payload: { ssid: 'Net', psk: PSK }, deviceId: SIM_DEVICES.meter3M });
+    assert.match(caught.error.message, /only on the 6MW and 6MW-CER: device B3M0000000001 is a 3M/);
+    assert.equal(caught.apiError.code, 'INVALID_REQUEST');
+    caught = await expectRefusal(ctx, { payload: { ssid: 'Net', psk: PSK }, deviceId: SIM_DEVICES.switch6M3SW });
+    assert.match(caught.error.message, /is a 6M\+3SW/);
+    caught = await expectRefusal(ctx, { payload: { ssid: 'Net', psk: PSK }, deviceId: SIM_DEVICES.cer6MWCER });
+    assert.match(caught.error.message, /firmware 0\.13\.1 or later: device D6C0000000006 has 0\.12\.1/);
+  });
+
+  it('refuses bad payloads with a clear error and without echoing the PSK', async function () {
+    const ctx = await setup();
+    const refusals = [
+      [{ payload: { ssid: 'Net' } }, /no PSK for network "Net"/],
+      [{ payload: { ssid: 'Net', psk: 'short' } }, /8 to 63 characters/],
+      [{ payload: { ssid: '', psk: PSK } }, /to turn WiFi off send both ssid and psk as empty strings/],
+      [{ payload: { ssid: 'x'.repeat(33), psk: PSK } }, /ssid must be at most 32 characters/],
+      [{ payload: 'Net' }, /msg.payload must be an object/],
+    ];
+    for (const [msg, pattern] of refusals) {
+      const caught = await expectRefusal(ctx, msg);
+      assert.match(caught.error.message, pattern);
+    }
+    assert.equal(deviceGets().length, 0, 'payload errors need no request at all');
+  });
+});
