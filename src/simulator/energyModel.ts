@@ -3,7 +3,7 @@
  * cumulative counters rounded to whole Joules, so entries over adjacent periods always add
  * up exactly to the entry over their union, whatever the granularity.
  */
-import { integralParts, waveAt } from './power.js';
+import { integralNegative, integralPositive, waveAt, type Wave } from './power.js';
 import type { SimDevice } from './types.js';
 
 const DAY = 86400;
@@ -25,10 +25,11 @@ const origins = new WeakMap<SimDevice, Origin[]>();
 function originOf(dev: SimDevice): Origin[] {
   let o = origins.get(dev);
   if (!o) {
+    const t = dev.dataStart;
     o = dev.power.map((p) => {
-      const r = integralParts(p.real, dev.dataStart);
-      const q = integralParts(p.reactive, dev.dataStart);
-      return { realPos: r.pos, realNeg: r.neg, reactivePos: q.pos, reactiveNeg: q.neg };
+      const realPos = integralPositive(p.real, t);
+      const reactivePos = integralPositive(p.reactive, t);
+      return { realPos, realNeg: integralNegative(p.real, t, realPos), reactivePos, reactiveNeg: integralNegative(p.reactive, t, reactivePos) };
     });
     origins.set(dev, o);
   }
@@ -38,15 +39,18 @@ function originOf(dev: SimDevice): Origin[] {
 export function countersAt(dev: SimDevice, t: number): Counters {
   const at = Math.max(t, dev.dataStart);
   const origin = originOf(dev);
-  const out: Counters = { realPos: [], realNeg: [], reactivePos: [], reactiveNeg: [] };
-  dev.power.forEach((p, i) => {
-    const r = integralParts(p.real, at);
-    const q = integralParts(p.reactive, at);
-    out.realPos.push(Math.round(r.pos - origin[i].realPos));
-    out.realNeg.push(Math.round(r.neg - origin[i].realNeg));
-    out.reactivePos.push(Math.round(q.pos - origin[i].reactivePos));
-    out.reactiveNeg.push(Math.round(q.neg - origin[i].reactiveNeg));
-  });
+  const n = dev.power.length;
+  const out: Counters = { realPos: new Array<number>(n), realNeg: new Array<number>(n), reactivePos: new Array<number>(n), reactiveNeg: new Array<number>(n) };
+  for (let i = 0; i < n; i++) {
+    const real: Wave = dev.power[i].real;
+    const reactive: Wave = dev.power[i].reactive;
+    const rp = integralPositive(real, at);
+    const qp = integralPositive(reactive, at);
+    out.realPos[i] = Math.round(rp - origin[i].realPos);
+    out.realNeg[i] = Math.round(integralNegative(real, at, rp) - origin[i].realNeg);
+    out.reactivePos[i] = Math.round(qp - origin[i].reactivePos);
+    out.reactiveNeg[i] = Math.round(integralNegative(reactive, at, qp) - origin[i].reactiveNeg);
+  }
   return out;
 }
 
@@ -60,7 +64,7 @@ const round = (x: number, decimals: number): number => {
 /** Mains voltage of the device at t (same on every channel). */
 function voltsAt(dev: SimDevice, t: number): number {
   const seed = dev.id.charCodeAt(12);
-  return 230 + 2.5 * Math.sin((2 * Math.PI * t) / DAY + seed) + 0.7 * Math.sin((2 * Math.PI * t) / 1370);
+  return 230 + 2.5 * Math.sin((2 * Math.PI * (t % DAY)) / DAY + seed) + 0.7 * Math.sin((2 * Math.PI * (t % 1370)) / 1370);
 }
 
 export function vRmsAt(dev: SimDevice, t: number): number[] {
@@ -74,7 +78,7 @@ export function iRmsAt(dev: SimDevice, t: number): number[] {
 }
 
 export function frequencyAt(dev: SimDevice, t: number): number {
-  return round(50 + 0.04 * Math.sin((2 * Math.PI * t) / 917) + 0.02 * Math.sin((2 * Math.PI * t) / 131), 3);
+  return round(50 + 0.04 * Math.sin((2 * Math.PI * (t % 917)) / 917) + 0.02 * Math.sin((2 * Math.PI * (t % 131)) / 131), 3);
 }
 
 /** Signed net power (W) of all channels at t, and reactive (var). */
@@ -92,13 +96,51 @@ export function perChannelPowerAt(dev: SimDevice, t: number): number[] {
   return dev.power.map((p) => waveAt(p.real, t));
 }
 
-/** Min and max of samples at the start, middle and end of a period. */
-export function rangeOver(sample: (t: number) => number[], a: number, b: number): { min: number[]; max: number[] } {
-  const s = [sample(a), sample((a + b) / 2), sample(b)];
-  return {
-    min: s[0].map((_, i) => Math.min(s[0][i], s[1][i], s[2][i])),
-    max: s[0].map((_, i) => Math.max(s[0][i], s[1][i], s[2][i])),
+/** Instantaneous per-channel volts and amps at t. */
+export interface Instant {
+  v: number[];
+  i: number[];
+}
+
+export function instantAt(dev: SimDevice, t: number): Instant {
+  const volts = voltsAt(dev, t);
+  const v = round(volts, 2);
+  const n = dev.power.length;
+  const out: Instant = { v: new Array<number>(n), i: new Array<number>(n) };
+  for (let k = 0; k < n; k++) {
+    out.v[k] = v;
+    out.i[k] = round(Math.abs(waveAt(dev.power[k].real, t)) / volts, 3);
+  }
+  return out;
+}
+
+/**
+ * Min and max over a period from samples at its ends (shared with the neighbouring periods,
+ * so each boundary is sampled once) plus interior samples on longer periods.
+ */
+export function rangeOver(dev: SimDevice, a: number, b: number, atA: Instant, atB: Instant): { v: { min: number[]; max: number[] }; i: { min: number[]; max: number[] } } {
+  const n = atA.v.length;
+  const out = {
+    v: { min: new Array<number>(n), max: new Array<number>(n) },
+    i: { min: new Array<number>(n), max: new Array<number>(n) },
   };
+  for (let k = 0; k < n; k++) {
+    out.v.min[k] = Math.min(atA.v[k], atB.v[k]);
+    out.v.max[k] = Math.max(atA.v[k], atB.v[k]);
+    out.i.min[k] = Math.min(atA.i[k], atB.i[k]);
+    out.i.max[k] = Math.max(atA.i[k], atB.i[k]);
+  }
+  const step = Math.max(1800, (b - a) / 24);
+  for (let t = a + step; t < b; t += step) {
+    const s = instantAt(dev, t);
+    for (let k = 0; k < n; k++) {
+      out.v.min[k] = Math.min(out.v.min[k], s.v[k]);
+      out.v.max[k] = Math.max(out.v.max[k], s.v[k]);
+      out.i.min[k] = Math.min(out.i.min[k], s.i[k]);
+      out.i.max[k] = Math.max(out.i.max[k], s.i[k]);
+    }
+  }
+  return out;
 }
 
 export { round };

@@ -1,7 +1,7 @@
 /** Short and long energy entries of a device (spec 2.9, 2.10). */
 import type { Granularity } from '../api/types.js';
 import { forEachBucket } from './buckets.js';
-import { countersAt, diff, frequencyAt, iRmsAt, rangeOver, vRmsAt, type Counters } from './energyModel.js';
+import { countersAt, diff, frequencyAt, instantAt, iRmsAt, rangeOver, vRmsAt, type Counters, type Instant } from './energyModel.js';
 import type { RawEntry } from './energyOptions.js';
 import type { SimDevice } from './types.js';
 
@@ -41,13 +41,26 @@ export function shortEntries(dev: SimDevice, now: number, end: number, fromTs: n
   return out;
 }
 
-function longEntry(dev: SimDevice, a: number, b: number, before: Counters, after: Counters): RawEntry {
+interface Boundary {
+  t: number;
+  counters: Counters;
+  instant: Instant;
+}
+
+function boundaryAt(dev: SimDevice, t: number): Boundary {
+  return { t, counters: countersAt(dev, t), instant: instantAt(dev, t) };
+}
+
+function longEntry(dev: SimDevice, start: Boundary, end: Boundary): RawEntry {
+  const a = start.t;
+  const b = end.t;
+  const before = start.counters;
+  const after = end.counters;
   const realPos = diff(before.realPos, after.realPos);
   const realNeg = diff(before.realNeg, after.realNeg);
   const reactivePos = diff(before.reactivePos, after.reactivePos);
   const reactiveNeg = diff(before.reactiveNeg, after.reactiveNeg);
-  const v = rangeOver((t) => vRmsAt(dev, t), a, b);
-  const i = rangeOver((t) => iRmsAt(dev, t), a, b);
+  const { v, i } = rangeOver(dev, a, b, start.instant, end.instant);
   return {
     timestamp: b,
     duration: b - a,
@@ -69,17 +82,15 @@ export function longEntries(dev: SimDevice, end: number, g: Granularity, zone: s
   const hi = Math.min(toTs, end);
   const out: RawEntry[] = [];
   if (hi <= lo) return out;
-  let before: Counters | undefined;
-  let beforeAt = NaN;
+  let previous: Boundary | undefined;
   forEachBucket(g, zone, lo, hi, (bStart, bEnd) => {
     const a = Math.max(bStart, lo);
     const b = Math.min(bEnd, hi);
     if (b <= a) return;
-    if (before === undefined || beforeAt !== a) before = countersAt(dev, a);
-    const after = countersAt(dev, b);
-    out.push(longEntry(dev, a, b, before, after));
-    before = after;
-    beforeAt = b;
+    const start = previous !== undefined && previous.t === a ? previous : boundaryAt(dev, a);
+    const end = boundaryAt(dev, b);
+    out.push(longEntry(dev, start, end));
+    previous = end;
   });
   return out;
 }
