@@ -24,6 +24,8 @@ export interface ApiRequest {
 export interface ApiContext {
   devices: ReadonlyMap<string, SimDevice>;
   now: number;
+  /** False only for tests that need one unlimited request as a reference. */
+  spanLimits: boolean;
 }
 
 const DEVICE_ID = /^[BDEF][A-Za-z0-9]{12}$/;
@@ -55,7 +57,7 @@ function parseJsonBody(req: ApiRequest): unknown {
 }
 
 type EnergyRoute = {
-  list: (dev: SimDevice, now: number, params: QueryParams) => Reply;
+  list: (dev: SimDevice, now: number, params: QueryParams, spanLimits: boolean) => Reply;
   edge: (dev: SimDevice, now: number, params: QueryParams, edge: 'first' | 'latest') => Reply;
 };
 
@@ -91,5 +93,5 @@ export function handleApi(ctx: ApiContext, req: ApiRequest): Reply {
   if (edge !== undefined && edge !== 'first' && edge !== 'latest') throw notFound();
   if (req.method !== 'GET') throw methodNotAllowed('GET');
   const dev = device(ctx, req.grant, id);
-  return edge === undefined ? route.list(dev, ctx.now, req.params) : route.edge(dev, ctx.now, req.params, edge);
+  return edge === undefined ? route.list(dev, ctx.now, req.params, ctx.spanLimits) : route.edge(dev, ctx.now, req.params, edge);
 }

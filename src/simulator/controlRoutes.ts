@@ -35,7 +35,8 @@ function faultSettings(body: Json): FaultSettings {
 function limitSettings(body: Json): LimitSettings {
   const style = body.headerStyle;
   if (style !== undefined && style !== 'live' && style !== 'spec' && style !== 'both') throw new Error('headerStyle must be live, spec or both');
-  return { tps: num(body, 'tps'), tpd: num(body, 'tpd'), headerStyle: style as HeaderStyle | undefined };
+  const spanLimits = typeof body.spanLimits === 'boolean' ? body.spanLimits : undefined;
+  return { tps: num(body, 'tps'), tpd: num(body, 'tpd'), headerStyle: style as HeaderStyle | undefined, spanLimits };
 }
 
 const done = { status: 200, body: { ok: true } };

@@ -126,7 +126,7 @@ async function serve(state: SimulatorState, req: IncomingMessage, res: ServerRes
   let reply: Reply;
   try {
     reply = handleApi(
-      { devices: state.devices, now: simNow },
+      { devices: state.devices, now: simNow, spanLimits: state.spanLimits },
       { method, path: url.pathname.slice(BASE_PATH.length), params, contentType: req.headers['content-type'], rawBody, grant },
     );
   } catch (err) {

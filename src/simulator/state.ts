@@ -20,6 +20,8 @@ export class SimulatorState implements SimulatorControl {
   readonly clock: SimClock;
   readonly faults = new FaultInjector();
   readonly limiter: RateLimiter;
+  /** Whether the per-request span limits of spec 4.6, 4.8 and 4.10 apply (see LimitSettings). */
+  spanLimits = true;
   devices = new Map<string, SimDevice>();
   private requests: LoggedRequest[] = [];
 
@@ -86,6 +88,7 @@ export class SimulatorState implements SimulatorControl {
     this.faults.reset();
     this.clearLog();
     this.limiter.clear();
+    this.spanLimits = true;
     this.limiter.tps = this.options.tps ?? 5;
     this.limiter.tpd = this.options.tpd ?? 10000;
     this.limiter.headerStyle = this.options.headerStyle ?? 'both';
@@ -96,5 +99,6 @@ export class SimulatorState implements SimulatorControl {
     if (settings.tps !== undefined) this.limiter.tps = settings.tps;
     if (settings.tpd !== undefined) this.limiter.tpd = settings.tpd;
     if (settings.headerStyle !== undefined) this.limiter.headerStyle = settings.headerStyle;
+    if (settings.spanLimits !== undefined) this.spanLimits = settings.spanLimits;
   }
 }

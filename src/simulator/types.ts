@@ -38,6 +38,8 @@ export interface LimitSettings {
   tps?: number;
   tpd?: number;
   headerStyle?: HeaderStyle;
+  /** false lifts the per-request span limits: only for tests comparing a split range with one request. */
+  spanLimits?: boolean;
 }
 
 export interface OutageWindow {

@@ -1,0 +1,94 @@
+'use strict';
+// Property: a range split by the client equals what one unlimited request returns (no split buckets,
+// no duplicates, no gaps, oldest first), for random ranges, granularities and DST-changing timezones.
+const assert = require('node:assert/strict');
+const { EnergyApiClient, GRANULARITIES, LONG_MAX_SPAN_S } = require('../../dist/api');
+const { startSimulator, SIM_DEVICES: D, SIM_KEYS: K } = require('../../dist/simulator');
+
+const SEED = Number(process.env.CHUNK_SEED || 20261122);
+function random(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+describe(`chunked ranges equal one unlimited request (seed ${SEED})`, function () {
+  this.timeout(120000);
+  let sim;
+  let client;
+  const rnd = random(SEED);
+  const between = (lo, hi) => Math.floor(lo + rnd() * (hi - lo));
+  const LONG_EPOCH = Date.UTC(2019, 0, 2) / 1000;
+  const DATA_START = Date.UTC(2024, 0, 1) / 1000;
+  const LONG_HISTORY_S = Math.floor(Date.now() / 1000) - LONG_EPOCH - 86400;
+
+  before(async () => {
+    sim = await startSimulator({ port: 0, tps: 100 });
+    client = new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: K.full, tps: 100 });
+  });
+  after(async () => { await client.close(); await sim.close(); });
+
+  /** One request with the span limits lifted: the reference. */
+  async function unlimited(path, params) {
+    sim.control.setLimits({ spanLimits: false });
+    try {
+      const query = Object.entries(params).map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&');
+      const res = await fetch(`${sim.baseUrl}${path}?${query}`, { headers: { Authorization: `Bearer ${K.full}` } });
+      assert.ok(res.status === 200 || res.status === 204, `reference answered ${res.status}`);
+      return res.status === 204 ? [] : res.json();
+    } finally {
+      sim.control.setLimits({ spanLimits: true });
+    }
+  }
+
+  const cases = [];
+  for (const timezone of ['Australia/Sydney', 'Europe/Berlin']) {
+    for (const granularity of GRANULARITIES) {
+      // Longer than the span limit, so that it is split, as far as the years since 2019 allow.
+      const span = Math.min(LONG_MAX_SPAN_S[granularity] * (1.2 + rnd() * 1.5), LONG_HISTORY_S);
+      cases.push({ timezone, granularity, span: Math.floor(span), convert: rnd() < 0.3 ? 'kWh' : undefined, groupByPhase: rnd() < 0.3 });
+    }
+  }
+
+  for (const c of cases) {
+    it(`long ${c.granularity} in ${c.timezone}${c.convert ? ' kWh' : ''}${c.groupByPhase ? ' by phase' : ''}`, async () => {
+      const nowS = Math.floor(Date.now() / 1000);
+      // At least half of the range lies in the simulator's data years (from 2024).
+      const fromTs = between(Math.max(LONG_EPOCH, DATA_START - c.span / 2), nowS - c.span);
+      const toTs = fromTs + c.span;
+      const device = D.switch6M3SW;
+      sim.control.clearLog();
+      const merged = await client.getLongEnergy(device, { fromTs, toTs, granularity: c.granularity, timezone: c.timezone, convert: c.convert, groupByPhase: c.groupByPhase });
+      const requests = sim.control.log().length;
+      // Only month (10 years) cannot exceed its limit within the years of data since 2019.
+      if (c.span > LONG_MAX_SPAN_S[c.granularity]) assert.ok(requests >= 2, `the range was split (${requests} requests)`);
+      const params = { fromTs, toTs, granularity: c.granularity, timezone: c.timezone };
+      if (c.convert) params['convert[energy]'] = c.convert;
+      if (c.groupByPhase) params['filter[group]'] = 'phases';
+      const reference = await unlimited(`/long-energy/${device}`, params);
+      assert.ok(reference.length > 0);
+      assert.deepEqual(merged, reference, `range ${fromTs}..${toTs}`);
+    });
+  }
+
+  it('short energy over random multi-day ranges', async () => {
+    for (let i = 0; i < 3; i++) {
+      const nowS = Math.floor(Date.now() / 1000);
+      const span = between(13 * 3600, 3 * 86400);
+      const fromTs = between(nowS - 30 * 86400, nowS - span);
+      const merged = await client.getShortEnergy(D.meter3M, { fromTs, toTs: fromTs + span, powerFactor: true });
+      const reference = await unlimited(`/short-energy/${D.meter3M}`, { fromTs, toTs: fromTs + span, 'fields[energy]': '+pf' });
+      assert.deepEqual(merged, reference);
+    }
+  });
+
+  it('modbus over a random range across the meter change', async () => {
+    const change = Date.UTC(2026, 5, 1) / 1000;
+    const fromTs = change - between(8 * 86400, 20 * 86400);
+    const toTs = change + between(86400, 20 * 86400);
+    const merged = await client.getModbus(D.modbus6MOne, { fromTs, toTs });
+    assert.deepEqual(merged, await unlimited(`/modbus/${D.modbus6MOne}`, { fromTs, toTs }));
+  });
+});
