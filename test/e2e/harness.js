@@ -67,10 +67,10 @@ async function openEditor(page, editorUrl) {
   await page.waitForFunction(() => window.RED && RED.nodes && $('#red-ui-loading-progress').is(':hidden') !== false, null, { timeout: 30000 });
 }
 
-async function screenshot(page, name) {
+async function screenshot(page, name, options = {}) {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   const file = path.join(ARTIFACTS, name);
-  await page.screenshot({ path: file });
+  await page.screenshot({ ...options, path: file });
   return file;
 }
 
