@@ -17,9 +17,10 @@ const LTE_MATRIX: number[][] = [
   [0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
 ];
 
-/** 0..9 from RSRQ and RSRP (dB, dBm); -1 when either is missing. */
+/** 0..9 from RSRQ and RSRP (dB, dBm); -1 when either is missing or not a negative number. */
 export function lteSignalQuality(rsrq: number | undefined, rsrp: number | undefined): number {
-  if (typeof rsrq !== 'number' || typeof rsrp !== 'number') return -1;
+  if (typeof rsrq !== 'number' || typeof rsrp !== 'number' || !(rsrq < 0) || !(rsrp < 0)) return -1;
+  // Column 1 is "< -112": a value equal to a threshold is not "greater than" it.
   const column = RSRP_COLUMNS.filter((threshold) => rsrp > threshold).length;
   let row = RSRQ_ROWS.findIndex((threshold) => rsrq > threshold);
   if (row === -1) row = RSRQ_ROWS.length;

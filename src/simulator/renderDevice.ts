@@ -2,7 +2,7 @@
 import type { CellularComms, Channel, Comms, Device, Switch, WifiComms } from '../api/types.js';
 import { categoryLabel, isDualTransport } from './catalog.js';
 import { lastHeardAt } from './reporting.js';
-import { lteSignalQuality, signalQualityLabel, wifiSignalQuality } from './signal.js';
+import { lteSignalQuality, signalQualityLabel, wifiSignalQuality } from '../api/signal.js';
 import type { SimDevice } from './types.js';
 
 /** Firmware 0.12.1 and below report signalQualityDbm -1 on the 6MW series. */

@@ -1,8 +1,8 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { lteSignalQuality, wifiSignalQuality, signalQualityLabel } = require('../../dist/simulator/signal.js');
+const { lteSignalQuality, wifiSignalQuality, signalQualityLabel } = require('../../dist/api');
 
-describe('simulator: signal quality tables', function () {
+describe('signal quality tables (shared by client and simulator)', function () {
   it('LTE matrix corners and bands', () => {
     assert.equal(lteSignalQuality(-3, -79), 9);
     assert.equal(lteSignalQuality(-3, -113), 0);
