@@ -2,7 +2,7 @@ import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
 import { EnergyApiError, isEnergyApiError, PENDING_POLL_MIN_MS, type Device, type EnergyApiClient, type SwitchState } from '../../api/index.js';
 import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { isConfirmed, parseCommand, stateLabel, switchIdFor, switchToControl } from './command.js';
-import { abortError, DevicePoller, timerSleep } from './device-poller.js';
+import { abortError, DevicePoller, timerSleep } from '../shared/device-poller.js';
 import { SwitchLane, type JobOutcome } from './switch-lane.js';
 
 interface SwitchControlDef extends FlowNodeDef {

@@ -2,7 +2,7 @@ import type { Node, NodeAPI, NodeMessageInFlow } from 'node-red';
 import type { Device } from '../../api/index.js';
 import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { commonKey } from '../shared/i18n.js';
-import { DevicePoller, timerSleep } from '../energy-switch-control/device-poller.js';
+import { DevicePoller, timerSleep } from '../shared/device-poller.js';
 import { assertWifiCapable, parseWifiRequest, scrubPayload, wifiApplied, wifiResult, withoutPsk, type WifiRequest } from './wifi-request.js';
 
 interface WifiConfigDef extends FlowNodeDef {
