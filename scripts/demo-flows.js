@@ -11,11 +11,15 @@ const DEMO_CONFIG_ID = '4e3a9c2f10d0c0f1';
 /** The credential the demo config node carries: resolved from the Node-RED process env. */
 const KEY_REFERENCE = '${ENERGY_API_KEY}';
 
+/** The showcases open first in the demo; the one-per-node examples follow alphabetically. */
+const FIRST = ['Energy dashboard', 'Switch a load on an energy threshold', 'Daily energy report'];
+const rank = (name) => (FIRST.includes(name) ? FIRST.indexOf(name) : FIRST.length);
+
 function readExamples(dir = EXAMPLES_DIR) {
   if (!fs.existsSync(dir)) return [];
   return fs.readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
-    .sort()
+    .sort((a, b) => rank(path.basename(a, '.json')) - rank(path.basename(b, '.json')) || a.localeCompare(b))
     .map((file) => ({ name: path.basename(file, '.json'), file: path.join(dir, file), nodes: JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) }));
 }
 

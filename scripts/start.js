@@ -130,7 +130,7 @@ function stopChild(child, timeoutMs = 10000) {
  * @param {object} [opts]
  * @param {number} [opts.port] Node-RED port; 0 = a free one. Default env PORT or 1880.
  * @param {number} [opts.simPort] simulator port; 0 = a free one. Default env SIM_PORT or 8787.
- * @param {string} [opts.userDir] default <repo>/.node-red-user
+ * @param {string} [opts.userDir] default env NODE_RED_USER_DIR or <repo>/.node-red-user
  * @param {string} [opts.apiUrl] the real service (default env ENERGY_API_URL); no simulator then.
  * @param {string} [opts.apiKey] key for apiUrl (default env ENERGY_API_KEY).
  * @param {boolean} [opts.reset] deploy the demo flows even if the user directory has flows.
@@ -142,7 +142,7 @@ async function start(opts = {}) {
   const apiUrl = opts.apiUrl !== undefined ? opts.apiUrl : env.ENERGY_API_URL;
   const real = Boolean(apiUrl);
   if (real && !(opts.apiKey || env.ENERGY_API_KEY)) throw new Error('ENERGY_API_URL is set: set ENERGY_API_KEY too');
-  const userDir = path.resolve(opts.userDir || path.join(ROOT, '.node-red-user'));
+  const userDir = path.resolve(opts.userDir || env.NODE_RED_USER_DIR || path.join(ROOT, '.node-red-user'));
   const port = opts.port !== undefined ? opts.port : Number(env.PORT || 1880);
   const simPort = opts.simPort !== undefined ? opts.simPort : Number(env.SIM_PORT || 8787);
   const log = opts.log || ((line) => process.stdout.write(`${line}\n`));

@@ -1,0 +1,118 @@
+'use strict';
+// `node scripts/start.js` as `npm start` runs it: addresses printed, flows deployed, and
+// SIGTERM/SIGINT stop Node-RED and the simulator without leaving a process behind.
+const assert = require('node:assert');
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+  });
+}
+
+function isAlive(pid) {
+  try { process.kill(pid, 0); return true; } catch { return false; }
+}
+
+function childPids(pid) {
+  const out = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) out.push(Number(entry));
+    } catch { /* gone */ }
+  }
+  return out;
+}
+
+async function startCli(signal) {
+  const [port, simPort] = [await freePort(), await freePort()];
+  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'energy-cli-'));
+  const env = { ...process.env, PORT: String(port), SIM_PORT: String(simPort), NODE_RED_USER_DIR: userDir };
+  delete env.ENERGY_API_URL;
+  const cli = spawn(process.execPath, [path.join(ROOT, 'scripts', 'start.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  cli.stdout.on('data', (d) => { out += d; });
+  cli.stderr.on('data', (d) => { out += d; });
+  const deadline = Date.now() + 30000;
+  while (!out.includes('Ctrl-C stops everything')) {
+    if (Date.now() > deadline || cli.exitCode !== null) throw new Error(`npm start did not come up:\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { cli, port, simPort, userDir, output: () => out, signal };
+}
+
+describe('e2e: npm start', function () {
+  this.timeout(60000);
+
+  for (const signal of ['SIGTERM', 'SIGINT']) {
+    it(`prints the addresses, serves the demo, and ${signal} stops everything`, async () => {
+      const run = await startCli(signal);
+      try {
+        assert.match(run.output(), new RegExp(`Node-RED editor: +http://127\\.0\\.0\\.1:${run.port}/`));
+        assert.match(run.output(), new RegExp(`Dashboard: +http://127\\.0\\.0\\.1:${run.port}/dashboard`));
+        assert.match(run.output(), new RegExp(`simulator at http://127\\.0\\.0\\.1:${run.simPort}/v3`));
+        const flows = await (await fetch(`http://127.0.0.1:${run.port}/flows`)).json();
+        assert.ok(flows.some((n) => n.type === 'energy-api'));
+        const sim = await fetch(`http://127.0.0.1:${run.simPort}/__sim/clock`);
+        assert.strictEqual(sim.status, 200);
+        const nodeRed = childPids(run.cli.pid);
+        assert.strictEqual(nodeRed.length, 1, 'one Node-RED child');
+
+        const exited = new Promise((resolve) => run.cli.once('exit', (code) => resolve(code)));
+        run.cli.kill(signal);
+        assert.strictEqual(await exited, 0);
+        assert.ok(!isAlive(nodeRed[0]), 'Node-RED stopped');
+        await assert.rejects(fetch(`http://127.0.0.1:${run.simPort}/__sim/clock`), 'the simulator stopped');
+        await assert.rejects(fetch(`http://127.0.0.1:${run.port}/`), 'the editor stopped');
+      } finally {
+        if (run.cli.exitCode === null) run.cli.kill('SIGKILL');
+        fs.rmSync(run.userDir, { recursive: true, force: true });
+      }
+    });
+  }
+
+  it('a second start keeps the flows a user changed', async () => {
+    const run = await startCli('SIGTERM');
+    const url = `http://127.0.0.1:${run.port}/`;
+    const headers = { 'Content-Type': 'application/json', 'Node-RED-API-Version': 'v2', 'Node-RED-Deployment-Type': 'full' };
+    try {
+      const current = await (await fetch(`${url}flows`, { headers })).json();
+      const mine = current.flows.filter((n) => n.type !== 'tab' || n.label === 'Energy dashboard').filter((n) => !n.z || current.flows.find((t) => t.id === n.z && t.label === 'Energy dashboard'));
+      const res = await fetch(`${url}flows`, { method: 'POST', headers, body: JSON.stringify({ rev: current.rev, flows: mine }) });
+      assert.strictEqual(res.status, 200);
+      const exited = new Promise((resolve) => run.cli.once('exit', resolve));
+      run.cli.kill('SIGTERM');
+      await exited;
+
+      const again = spawn(process.execPath, [path.join(ROOT, 'scripts', 'start.js')], {
+        env: { ...process.env, PORT: String(run.port), SIM_PORT: String(run.simPort), NODE_RED_USER_DIR: run.userDir, ENERGY_API_URL: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      again.stdout.on('data', (d) => { out += d; });
+      const deadline = Date.now() + 30000;
+      while (!out.includes('Ctrl-C stops everything')) {
+        if (Date.now() > deadline) throw new Error(out);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.match(out, /your flows kept/);
+      const tabs = (await (await fetch(`${url}flows`, { headers })).json()).flows.filter((n) => n.type === 'tab');
+      assert.deepStrictEqual(tabs.map((t) => t.label), ['Energy dashboard']);
+      const done = new Promise((resolve) => again.once('exit', resolve));
+      again.kill('SIGTERM');
+      assert.strictEqual(await done, 0);
+    } finally {
+      if (run.cli.exitCode === null) run.cli.kill('SIGKILL');
+      fs.rmSync(run.userDir, { recursive: true, force: true });
+    }
+  });
+});
