@@ -113,7 +113,9 @@ describe('e2e: editor', function () {
     await page.click('#node-dialog-cancel');
   });
 
-  after(async function () {
-    if (page) await h.screenshot(page, 'editor.png').catch(() => {});
+  it('the editor reached no outside host and logged no page error', async () => {
+    await h.screenshot(page, 'editor.png');
+    assert.deepStrictEqual(browser.outside, []);
+    assert.deepStrictEqual(browser.consoleErrors.filter((e) => !/Failed to load resource/.test(e)), []);
   });
 });

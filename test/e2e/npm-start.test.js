@@ -80,6 +80,43 @@ describe('e2e: npm start', function () {
     });
   }
 
+  it('with ENERGY_API_URL and ENERGY_API_KEY the same flows talk to that service, and the key is stored nowhere', async () => {
+    const { startSimulator, SIM_KEYS } = require(path.join(ROOT, 'dist/simulator/index.js'));
+    const service = await startSimulator({ port: 0 });
+    const [port, unusedSimPort] = [await freePort(), await freePort()];
+    const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'energy-cli-real-'));
+    const env = { ...process.env, PORT: String(port), SIM_PORT: String(unusedSimPort), NODE_RED_USER_DIR: userDir, ENERGY_API_URL: service.baseUrl, ENERGY_API_KEY: SIM_KEYS.full };
+    const cli = spawn(process.execPath, [path.join(ROOT, 'scripts', 'start.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    cli.stdout.on('data', (d) => { out += d; });
+    try {
+      const deadline = Date.now() + 30000;
+      while (!out.includes('Ctrl-C stops everything')) {
+        if (Date.now() > deadline || cli.exitCode !== null) throw new Error(out);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.match(out, new RegExp(`Energy API: +${service.baseUrl.replace(/[.]/g, '\\.')} \\(key from ENERGY_API_KEY\\)`));
+      await assert.rejects(fetch(`http://127.0.0.1:${unusedSimPort}/__sim/clock`), 'no simulator of its own');
+      const flows = await (await fetch(`http://127.0.0.1:${port}/flows`)).json();
+      assert.strictEqual(flows.find((n) => n.type === 'energy-api').baseUrl, service.baseUrl);
+      // The on-deploy reads of the examples reach the service with the key.
+      const until = Date.now() + 15000;
+      while (!service.control.log().some((r) => r.key5 === SIM_KEYS.full.slice(-5) && r.status === 200)) {
+        if (Date.now() > until) throw new Error('no request reached the service');
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      for (const file of fs.readdirSync(userDir).filter((f) => f.endsWith('.json'))) {
+        assert.ok(!fs.readFileSync(path.join(userDir, file), 'utf8').includes(SIM_KEYS.full), `${file} holds no key`);
+      }
+    } finally {
+      const exited = new Promise((resolve) => cli.once('exit', resolve));
+      cli.kill('SIGTERM');
+      await exited;
+      await service.close();
+      fs.rmSync(userDir, { recursive: true, force: true });
+    }
+  });
+
   it('a second start keeps the flows a user changed', async () => {
     const run = await startCli('SIGTERM');
     const url = `http://127.0.0.1:${run.port}/`;
