@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /** `npm run simulator`: the simulator on PORT (default 8787) with the real clock. */
 import { SIM_DEVICES, SIM_KEYS, startSimulator } from './index.js';
 import { createFleet } from './fleet.js';
