@@ -1,5 +1,5 @@
 'use strict';
-// Runs the node tests again on Node-RED 5.x, which needs Node.js >= 22.9 (the npm registry's `node` package).
+// Runs the node and browser tests again on Node-RED 5.x, which needs Node.js >= 22.9 (the npm registry's `node` package).
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -11,7 +11,7 @@ if (!fs.existsSync(node22)) {
   process.exit(1);
 }
 const mocha = path.join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
-const result = spawnSync(node22, [mocha, '--no-config', '--timeout', '30000', '--exit', 'test/nodes/**/*.test.js'], {
+const result = spawnSync(node22, [mocha, '--no-config', '--timeout', '30000', '--exit', 'test/nodes/**/*.test.js', 'test/e2e/**/*.test.js'], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, NODE_RED_MAJOR: '5' },
