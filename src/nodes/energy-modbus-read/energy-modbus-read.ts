@@ -2,6 +2,7 @@ import type { Node, NodeAPI, NodeMessageInFlow } from 'node-red';
 import type { ModbusEntry } from '../../api/index.js';
 import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { commonKey } from '../shared/i18n.js';
+import { resolveTimezone } from '../shared/timezone.js';
 import { assertModbusDevice, explainModbusRefusal, readDevice } from './modbus-device.js';
 import { readQuery, readRange, readScale, type ModbusReadOverrides, type ModbusReadSettings } from './modbus-input.js';
 import { fieldUnits, meterSegments, scaleEntries } from './modbus-output.js';
@@ -24,7 +25,7 @@ export = function (RED: NodeAPI): void {
 
       const device = await readDevice(client, deviceId, { signal });
       assertModbusDevice(device, deviceId);
-      const timezone = device?.timezone ?? config.timezone ?? 'UTC';
+      const timezone = resolveTimezone(undefined, device, config) ?? 'UTC';
 
       let entries: ModbusEntry[];
       const out = msg as ModbusReadMsg & Record<string, unknown>;

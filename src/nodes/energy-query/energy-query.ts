@@ -4,6 +4,7 @@ import {
   type Device, type EnergyApiClient, type EnergyEntry,
 } from '../../api/index.js';
 import { commonKey } from '../shared/i18n.js';
+import { resolveTimezone } from '../shared/timezone.js';
 import { FlowNodeRuntime, type InputContext } from '../shared/flow-node.js';
 import { FollowStore, followKey, followWindow, isCompleteBucket, selectNew } from './follow.js';
 import { chartPoints, seriesNames } from './outputs.js';
@@ -37,8 +38,7 @@ export = function (RED: NodeAPI): void {
       if (settings.query === 'range') resolveRange(settings, settings.timezone);
       const needsDevice = !settings.timezone || output === 'chart';
       const device = needsDevice ? await client.knownDevice(deviceId, { signal }) : undefined;
-      const timezone = settings.timezone ?? (device?.timezone || undefined) ?? (config.timezone || undefined);
-      return { deviceId, settings, timezone, device };
+      return { deviceId, settings, timezone: resolveTimezone(settings.timezone, device, config), device };
     }
 
     function requestCount(r: Resolved, fromTs: number, toTs: number): number | undefined {
