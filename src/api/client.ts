@@ -136,9 +136,11 @@ export class EnergyApiClient extends EventEmitter {
    */
   async updateDevice(deviceId: string, update: DeviceUpdate, options: CallOptions & { device?: Device } = {}): Promise<UpdateOutcome> {
     const id = checkDeviceId(deviceId);
-    const needsDevice = Boolean(update && (update.channels || update.switches || update.phases || update.comms));
+    // Rules that need no device first: a malformed update costs no request at all.
+    assertDeviceUpdate(update, { deviceId: id });
+    const needsDevice = Boolean(update.channels || update.switches || update.phases || update.comms);
     const device = options.device ?? (needsDevice ? await this.knownDevice(id, options) : undefined);
-    const needsCategories = Boolean(update?.channels?.some((c) => c.categoryId !== undefined));
+    const needsCategories = Boolean(update.channels?.some((c) => c.categoryId !== undefined));
     const categoryIds = needsCategories ? (await this.getChannelCategories(options)).map((c) => c.id) : undefined;
     const body = assertDeviceUpdate(update, { deviceId: id, device, categoryIds });
     const response = await this.send<PatchResult>({ method: 'PATCH', path: `/devices/${id}`, body, ...options });

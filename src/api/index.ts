@@ -9,4 +9,4 @@ export { checkDeviceUpdate, assertDeviceUpdate, type UpdateContext } from './val
 export { lteSignalQuality, wifiSignalQuality, signalQualityLabel, dbmLabel, type SignalLabel } from './signal.js';
 export { deviceFacts, type DeviceFacts, type SignalFact, type PendingFact } from './device-facts.js';
 export { scaleModbusEntry, isHundredthCounter, MODBUS_METER_FIELDS } from './modbus.js';
-export { supportsModbus, supportsSwitching, isRogowski, isDualTransport, channelCount, STANDARD_CT_RATINGS, ROGOWSKI_CT_RATING } from './models.js';
+export { supportsModbus, supportsSwitching, isRogowski, isDualTransport, channelCount, firmwareAtLeast, STANDARD_CT_RATINGS, ROGOWSKI_CT_RATING, WIFI_MIN_FIRMWARE } from './models.js';

@@ -1,6 +1,6 @@
 import Ajv, { type ErrorObject, type JSONSchemaType } from 'ajv';
 import { EnergyApiError, type ApiErrorDetail } from './errors.js';
-import { isDualTransport, isRogowski, ROGOWSKI_CT_RATING, STANDARD_CT_RATINGS, supportsSwitching } from './models.js';
+import { firmwareAtLeast, isDualTransport, isRogowski, ROGOWSKI_CT_RATING, STANDARD_CT_RATINGS, supportsSwitching, WIFI_MIN_FIRMWARE } from './models.js';
 import { isValidTimezone } from './time.js';
 import type { Device, DeviceUpdate } from './types.js';
 
@@ -190,7 +190,11 @@ function deviceRules(update: DeviceUpdate, { deviceId, device, categoryIds }: Up
 
   const wifi = update.comms?.wifi;
   if (wifi) {
-    if (device && !isDualTransport(device.model)) problems.push(`comms.wifi: WiFi settings exist only on the 6MW and 6MW-CER, not the ${device.model}`);
+    if (device && !isDualTransport(device.model)) {
+      problems.push(`comms.wifi: WiFi settings exist only on the 6MW and 6MW-CER: device ${deviceId} is a ${device.model}`);
+    } else if (device?.firmwareVersion && !device.uninitialised && !firmwareAtLeast(device.firmwareVersion, WIFI_MIN_FIRMWARE)) {
+      problems.push(`comms.wifi: WiFi settings need firmware ${WIFI_MIN_FIRMWARE} or later: device ${deviceId} has ${device.firmwareVersion}`);
+    }
     if (wifi.ssid === '' && wifi.psk !== undefined && wifi.psk !== '') problems.push('comms.wifi: to turn WiFi off send both ssid and psk as empty strings');
     if (wifi.psk === '' && wifi.ssid !== '') problems.push('comms.wifi.psk: an empty psk only turns WiFi off, together with an empty ssid');
   }

@@ -20,9 +20,6 @@ export function modelInfo(code: DeviceModel): ModelInfo {
   return found;
 }
 
-export const isRogowski = (model: string): boolean => model.startsWith('3R');
-export const isDualTransport = (model: string): boolean => model === '6MW' || model === '6MW-CER';
-export const isModbusCapable = (model: string): boolean => model.includes('+One');
 
 export const CATEGORIES: readonly ChannelCategory[] = [
   { id: -1, label: 'Not set', description: 'No category has been chosen for this channel' },

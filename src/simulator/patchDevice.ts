@@ -2,10 +2,11 @@
  * PATCH /devices/{id} (spec 4.3, 3.1 to 3.3). Everything is validated first and applied only
  * when the whole body is valid; failures are reported together in the multi-error format.
  */
-import { CATEGORIES, isDualTransport, isRogowski } from './catalog.js';
+import { CATEGORIES } from './catalog.js';
+import { firmwareAtLeast, isDualTransport, isRogowski, WIFI_MIN_FIRMWARE } from '../api/models.js';
 import { ApiError, badRequest, forbidden, MultiError, unprocessable } from './errors.js';
 import { defaultGrouping } from './fleet.js';
-import { compareVersions, renderDevice } from './renderDevice.js';
+import { renderDevice } from './renderDevice.js';
 import { ok, type Reply } from './reply.js';
 import { isValidZone } from './buckets.js';
 import type { Queued, SimDevice, WifiChange } from './types.js';
@@ -160,8 +161,8 @@ function planComms(plan: PatchPlan, dev: SimDevice, value: unknown, now: number)
     if (!isDualTransport(dev.model) || !dev.wifi) {
       return void plan.errors.push(unprocessable(`WiFi credentials can only be set on 6MW series devices; ${dev.id} is a ${dev.model}`));
     }
-    if (!dev.uninitialised && compareVersions(dev.firmwareVersion, '0.13.1') < 0) {
-      return void plan.errors.push(unprocessable(`WiFi credentials need firmware 0.13.1 or later; device ${dev.id} has ${dev.firmwareVersion}`));
+    if (!dev.uninitialised && !firmwareAtLeast(dev.firmwareVersion, WIFI_MIN_FIRMWARE)) {
+      return void plan.errors.push(unprocessable(`WiFi credentials need firmware ${WIFI_MIN_FIRMWARE} or later; device ${dev.id} has ${dev.firmwareVersion}`));
     }
     const { ssid, psk } = wifiValue;
     for (const key of Object.keys(wifiValue)) {

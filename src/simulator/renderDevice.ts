@@ -1,23 +1,14 @@
 /** The device object as GET /devices/{id} returns it (spec 2.2 to 2.6). */
 import type { CellularComms, Channel, Comms, Device, Switch, WifiComms } from '../api/types.js';
-import { categoryLabel, isDualTransport } from './catalog.js';
+import { categoryLabel } from './catalog.js';
+import { firmwareAtLeast, isDualTransport } from '../api/models.js';
 import { lastHeardAt } from './reporting.js';
 import { lteSignalQuality, signalQualityLabel, wifiSignalQuality } from '../api/signal.js';
 import type { SimDevice } from './types.js';
 
 /** Firmware 0.12.1 and below report signalQualityDbm -1 on the 6MW series. */
 function reportsSignalDbm(firmware: string): boolean {
-  return compareVersions(firmware, '0.13.0') >= 0;
-}
-
-export function compareVersions(a: string, b: string): number {
-  const pa = a.split('.').map((x) => Number(x) || 0);
-  const pb = b.split('.').map((x) => Number(x) || 0);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
+  return firmwareAtLeast(firmware, '0.13.0');
 }
 
 function cellularOnlyComms(dev: SimDevice, heard: number | null): Comms {

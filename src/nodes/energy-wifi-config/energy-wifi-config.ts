@@ -3,7 +3,7 @@ import type { Device } from '../../api/index.js';
 import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { commonKey } from '../shared/i18n.js';
 import { DevicePoller, timerSleep } from '../shared/device-poller.js';
-import { assertWifiCapable, parseWifiRequest, scrubPayload, wifiApplied, wifiResult, withoutPsk, type WifiRequest } from './wifi-request.js';
+import { parseWifiRequest, scrubPayload, wifiApplied, wifiResult, withoutPsk, type WifiRequest } from './wifi-request.js';
 
 interface WifiConfigDef extends FlowNodeDef {
   timeout?: string | number;
@@ -41,7 +41,6 @@ export = function (RED: NodeAPI): void {
       const request: WifiRequest = parseWifiRequest(original, node.credentials?.password || undefined);
 
       await serialised(async () => {
-        assertWifiCapable(await client.knownDevice(deviceId, { signal }));
         rt.busy(RED._(commonKey('status.requesting')));
         const update = { comms: { wifi: { ssid: request.ssid, psk: request.psk } } };
         let device: Device = (await client.updateDevice(deviceId, update, { signal })).device;

@@ -1,4 +1,9 @@
-import { EnergyApiError, isDualTransport, type Device } from '../../api/index.js';
+import { EnergyApiError, type Device } from '../../api/index.js';
+
+/**
+ * Reading msg.payload and shaping the output. The device rules (6MW series only, firmware, SSID
+ * length) are the client's, checked before every PATCH.
+ */
 
 /** Credentials to send. `psk` is the secret: never put it in a message, status, log or error. */
 export interface WifiRequest {
@@ -6,9 +11,6 @@ export interface WifiRequest {
   psk: string;
   wifiOff: boolean;
 }
-
-/** Firmware from which the 6MW series accepts WiFi credentials (spec 3.2). */
-const WIFI_FIRMWARE = '0.13.1';
 
 /**
  * Reads `{ssid, psk}` from msg.payload; the PSK may come from the node's credential instead.
@@ -25,7 +27,6 @@ export function parseWifiRequest(payload: unknown, credentialPsk: string | undef
     if (psk) throw EnergyApiError.invalid('msg.payload: to turn WiFi off send both ssid and psk as empty strings');
     return { ssid: '', psk: '', wifiOff: true };
   }
-  if (ssid.length > 32) throw EnergyApiError.invalid('msg.payload.ssid must be at most 32 characters');
   const secret = typeof psk === 'string' && psk !== '' ? psk : credentialPsk;
   if (!secret) {
     throw EnergyApiError.invalid(`no PSK for network "${ssid}": send msg.payload.psk or set the node's password`);
@@ -38,27 +39,6 @@ export function parseWifiRequest(payload: unknown, credentialPsk: string | undef
 
 function isValidPsk(psk: string): boolean {
   return (psk.length >= 8 && psk.length <= 63) || /^[0-9a-fA-F]{64}$/.test(psk);
-}
-
-/** Refuses, before any write, devices without WiFi settings. */
-export function assertWifiCapable(device: Device): void {
-  if (!isDualTransport(device.model)) {
-    throw EnergyApiError.invalid(`WiFi settings exist only on the 6MW and 6MW-CER: device ${device.id} is a ${device.model}`);
-  }
-  const firmware = device.firmwareVersion;
-  if (firmware && !device.uninitialised && compareVersions(firmware, WIFI_FIRMWARE) < 0) {
-    throw EnergyApiError.invalid(`WiFi settings need firmware ${WIFI_FIRMWARE} or later: device ${device.id} has ${firmware}`);
-  }
-}
-
-export function compareVersions(a: string, b: string): number {
-  const pa = a.split('.').map((p) => parseInt(p, 10) || 0);
-  const pb = b.split('.').map((p) => parseInt(p, 10) || 0);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i += 1) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return Math.sign(d);
-  }
-  return 0;
 }
 
 /** Nothing of the WiFi change is waiting for the device any more. */
