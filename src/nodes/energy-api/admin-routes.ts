@@ -1,9 +1,7 @@
 import type { NodeAPI } from 'node-red';
 import type { Request, Response } from 'express';
-import { isEnergyApiError, type EnergyApiClient, type KeyStatus } from '../../api/index.js';
+import { isEnergyApiError, type EnergyApiClient } from '../../api/index.js';
 import type { EnergyApiConfigNode } from '../shared/config-types.js';
-
-type KeyAwareConfig = EnergyApiConfigNode & { keyStatus?: () => KeyStatus | undefined };
 
 /** Device lists change rarely; the editor may open many dialogs in a row. */
 const DEVICE_LIST_TTL_MS = 60_000;
@@ -16,9 +14,9 @@ const deviceListCache = new WeakMap<EnergyApiClient, { at: number; list: Promise
 export function registerAdminRoutes(RED: NodeAPI): void {
   const read = RED.auth.needsPermission('energy-api.read');
 
-  const withClient = (handler: (client: EnergyApiClient, req: Request, config: KeyAwareConfig) => Promise<unknown>) =>
+  const withClient = (handler: (client: EnergyApiClient, req: Request, config: EnergyApiConfigNode) => Promise<unknown>) =>
     async (req: Request, res: Response) => {
-      const config = RED.nodes.getNode(String(req.params.id)) as KeyAwareConfig | null;
+      const config = RED.nodes.getNode(String(req.params.id)) as EnergyApiConfigNode | null;
       if (!config || config.type !== 'energy-api') return res.status(503).json({ error: 'not-deployed' });
       if (!config.client) return res.status(503).json({ error: 'not-usable', message: config.problem });
       try {
@@ -30,7 +28,7 @@ export function registerAdminRoutes(RED: NodeAPI): void {
     };
 
   RED.httpAdmin.get('/energy-api/:id/state', read, withClient(async (client, _req, config) => {
-    const key = config.keyStatus?.();
+    const key = config.keyStatus();
     return {
       key: key?.key ?? client.key,
       accepted: key ? key.accepted : null,

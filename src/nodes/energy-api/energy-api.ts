@@ -25,6 +25,7 @@ export = function (RED: NodeAPI): void {
     node.timezone = def.timezone || undefined;
     let lastKey: KeyStatus | undefined;
 
+    node.keyStatus = () => lastKey;
     node.register = (user: Node) => {
       users.set(user.id, user);
     };
@@ -70,8 +71,6 @@ export = function (RED: NodeAPI): void {
       node.problem = isEnergyApiError(err) || err instanceof Error ? err.message : String(err);
       node.error(RED._('energy-api.errors.unusable', { reason: node.problem }));
     }
-
-    (node as EnergyApiConfigNode & { keyStatus?: () => KeyStatus | undefined }).keyStatus = () => lastKey;
 
     node.on('close', (_removed: boolean, done: () => void) => {
       const client = node.client;

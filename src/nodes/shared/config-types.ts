@@ -1,5 +1,5 @@
 import type { Node } from 'node-red';
-import type { EnergyApiClient } from '../../api/index.js';
+import type { EnergyApiClient, KeyStatus } from '../../api/index.js';
 
 /** What a flow node sees of its `energy-api` config node. */
 export interface EnergyApiConfigNode extends Node {
@@ -9,6 +9,8 @@ export interface EnergyApiConfigNode extends Node {
   problem?: string;
   /** Default timezone for calendar granularities when the device has none. */
   timezone?: string;
+  /** What the service last said of the key (undefined until it has answered once). */
+  keyStatus(): KeyStatus | undefined;
   register(user: Node): void;
   deregister(user: Node, done?: () => void): void;
 }
