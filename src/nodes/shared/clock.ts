@@ -1,0 +1,16 @@
+import type { NodeAPI } from 'node-red';
+
+/** Milliseconds since the epoch, as the package's nodes and their client read the time. */
+export type Now = () => number;
+
+/**
+ * The clock of the package's nodes: the wall clock, unless Node-RED's settings give
+ * `energyApi: { now: () => ms }`. Tests and accelerated simulations use it to put the nodes on the
+ * simulator's clock, so that what a node decides never depends on the day the test runs.
+ */
+export function nodeClock(RED: NodeAPI): Now {
+  const settings = RED.settings as unknown as { energyApi?: { now?: unknown } };
+  const configured = settings.energyApi?.now;
+  if (typeof configured !== 'function') return Date.now;
+  return () => Number((configured as () => unknown)());
+}
