@@ -6,6 +6,8 @@ import type { RawEntry } from './energyOptions.js';
 import type { SimDevice } from './types.js';
 
 export const SHORT_RETENTION = 31 * 86400;
+/** Long energy is stored on the device as 5-minute records. */
+export const RECORD = 300;
 
 function net(pos: number[], neg: number[]): number[] {
   return pos.map((p, i) => p - neg[i]);
@@ -78,8 +80,9 @@ function longEntry(dev: SimDevice, start: Boundary, end: Boundary): RawEntry {
  * ([dataStart, end)); the entry's timestamp is the end of the covered part.
  */
 export function longEntries(dev: SimDevice, end: number, g: Granularity, zone: string, fromTs: number, toTs: number): RawEntry[] {
-  const lo = Math.max(fromTs, dev.dataStart);
-  const hi = Math.min(toTs, end);
+  // Only whole 5-minute records inside [fromTs, toTs) count; the one in progress does not exist yet.
+  const lo = Math.ceil(Math.max(fromTs, dev.dataStart) / RECORD) * RECORD;
+  const hi = Math.floor(Math.min(toTs, end) / RECORD) * RECORD;
   const out: RawEntry[] = [];
   if (hi <= lo) return out;
   let previous: Boundary | undefined;

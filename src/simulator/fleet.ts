@@ -5,11 +5,11 @@ import { assertWaveSupported, type ChannelPower } from './power.js';
 import type { CellularRadio, SimChannel, SimDevice, SimSwitch, WifiRadio } from './types.js';
 
 export const SIM_KEYS = {
-  full: 'sim-full-0123456789abcdef01',
-  readOnly: 'sim-read-0123456789abcdef02',
-  writeNoSwitch: 'sim-wnsw-0123456789abcdef03',
-  subset: 'sim-subs-0123456789abcdef04',
-  disabled: 'sim-disa-0123456789abcdef05',
+  full: 'key_a3c3fe2bd797d8a6e9436afbfcfd4ae2',
+  readOnly: 'key_704ad9266b9c300b87fe3ded8c5eee43',
+  writeNoSwitch: 'key_76e229ba557705d64dcf89c9241893e4',
+  subset: 'key_04d6179e66869958145894d3f9556575',
+  disabled: 'key_9e515660f4fadb2bd196ba413fef38e2',
 } as const;
 
 export const SIM_DEVICES = {
@@ -153,7 +153,7 @@ function build(spec: DeviceSpec): SimDevice {
 }
 
 const SIX_CIRCUITS: Array<[string, number]> = [
-  ['Grid', 1], ['Solar', 2], ['Hot water', 3], ['Air conditioner', 4], ['Lights', 5], ['Kitchen', 7],
+  ['Grid', 1], ['Solar', 5], ['Hot water', 6], ['Air conditioner', 4], ['Lights', 10], ['Kitchen', 9],
 ];
 const sixLoads = (seed: number): ChannelPower[] => [
   load(1400, seed), solar(3200, seed), load(900, seed + 2), load(1100, seed + 3), load(250, seed + 4), load(600, seed + 5),
@@ -165,7 +165,7 @@ export function createFleet(): SimDevice[] {
     build({
       id: SIM_DEVICES.meter3M, model: '3M', label: 'Sydney house', timezone: 'Australia/Sydney', firmwareVersion: '1.4.2',
       cellular: cellularRadio('3G', 1, 0, 0, -93),
-      channels: channelSpecs([['Mains', 1], ['Solar', 2], ['Pool', 8]], 120),
+      channels: channelSpecs([['Mains', 1], ['Solar', 5], ['Pool', 3]], 120),
       power: [load(1800, 1), solar(4000, 1), load(700, 3)],
       phasesCount: 1,
     }),

@@ -23,7 +23,7 @@ export interface SimulatorOptions {
   tps?: number;
   /** Default 10000. */
   tpd?: number;
-  /** Default 'both'. */
+  /** Rate-limit header form: 'live' (default, the service's), 'spec' or 'both'. */
   headerStyle?: HeaderStyle;
 }
 

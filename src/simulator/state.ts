@@ -27,7 +27,7 @@ export class SimulatorState implements SimulatorControl {
 
   constructor(private readonly options: StateOptions) {
     this.clock = new SimClock(options.now);
-    this.limiter = new RateLimiter(options.tps ?? 5, options.tpd ?? 10000, options.headerStyle ?? 'both');
+    this.limiter = new RateLimiter(options.tps ?? 5, options.tpd ?? 10000, options.headerStyle ?? 'live');
     this.loadFleet();
   }
 
@@ -91,7 +91,7 @@ export class SimulatorState implements SimulatorControl {
     this.spanLimits = true;
     this.limiter.tps = this.options.tps ?? 5;
     this.limiter.tpd = this.options.tpd ?? 10000;
-    this.limiter.headerStyle = this.options.headerStyle ?? 'both';
+    this.limiter.headerStyle = this.options.headerStyle ?? 'live';
     this.clock.reset();
   }
 

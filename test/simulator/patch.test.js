@@ -10,10 +10,10 @@ describe('simulator: PATCH /devices/{id}', function () {
   afterEach(() => t.sim.close());
 
   it('updates metadata with 200 and returns the device as GET does', async () => {
-    const r = await t.patch(`/devices/${SW}`, { id: SW, label: 'New label', channels: [{ id: `${SW}_C2`, categoryId: 9, label: 'EV' }] });
+    const r = await t.patch(`/devices/${SW}`, { id: SW, label: 'New label', channels: [{ id: `${SW}_C2`, categoryId: 7, label: 'EV' }] });
     assert.equal(r.status, 200);
     assert.equal(r.body.result.label, 'New label');
-    assert.equal(r.body.result.channels[1].categoryLabel, 'EV charger');
+    assert.equal(r.body.result.channels[1].categoryLabel, 'Electric vehicle');
     const got = await t.get(`/devices/${SW}`);
     assert.deepEqual(got.body, r.body.result);
     const cleared = await t.patch(`/devices/${SW}`, { label: null });
