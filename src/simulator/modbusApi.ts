@@ -4,7 +4,7 @@
  * so after the meter change the new model counts from the change time.
  */
 import type { ModbusEntry } from '../api/types.js';
-import { supportsModbus } from '../api/models.js';
+import { hasModbus } from './rules.js';
 import { countersAt, perChannelPowerAt, round, totalPowerAt, vRmsAt, type Counters } from './energyModel.js';
 import { ApiError, badRequest } from './errors.js';
 import { checkRange, single, timestampParam, type QueryParams } from './query.js';
@@ -69,7 +69,7 @@ function entryAt(dev: SimDevice, ts: number): ModbusEntry {
 }
 
 function requireModbus(dev: SimDevice): void {
-  if (!supportsModbus(dev.model)) {
+  if (!hasModbus(dev.model)) {
     throw new ApiError(422, 'UNPROCESSABLE ENTITY', `Modbus query unsupported for device id ${dev.id}`);
   }
 }
