@@ -63,9 +63,14 @@ export function shortEnergyEdge(dev: SimDevice, now: number, params: QueryParams
   const end = dataEnd(dev, now);
   const iv = dev.interval;
   const earliest = Math.ceil(Math.max(dev.dataStart + iv, nowInt - SHORT_RETENTION) / iv) * iv;
-  const at = edge === 'first' ? earliest : end;
-  const entries = at >= earliest && at <= end ? shortEntries(dev, nowInt, end, at, at + 1) : [];
-  return formatOne(dev, entries[0], opts);
+  // Entries can be missing (lost on the way): look a few slots further for the edge.
+  const window = 20 * iv;
+  const entries = earliest > end
+    ? []
+    : edge === 'first'
+      ? shortEntries(dev, nowInt, end, earliest, earliest + window)
+      : shortEntries(dev, nowInt, end, Math.max(earliest, end - window), end + 1);
+  return formatOne(dev, edge === 'first' ? entries[0] : entries[entries.length - 1], opts);
 }
 
 function granularityParam(params: QueryParams): Granularity {

@@ -96,6 +96,7 @@ describe('simulator: authentication and routing', function () {
     const sw = (await t.get(`/devices/${SIM_DEVICES.switch6M3SW}`)).body;
     assert.deepEqual(sw.phases.grouping.map((g) => g.included.length), [3, 3]);
     assert.deepEqual(sw.switches.map((s) => s.contactorType), ['NO', 'NC', 'NO']);
+    assert.deepEqual(sw.switches.map((s) => [s.label, s.state]), [['Hot water', 'open'], ['Pool pump', 'open'], ['EV charger', 'open']]);
     const meter = (await t.get(`/devices/${SIM_DEVICES.meter3M}`)).body;
     assert.equal(meter.phases.count, 1);
     assert.equal(meter.phases.grouping.length, 3);
