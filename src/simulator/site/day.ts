@@ -82,17 +82,28 @@ function momentAt(ctx: SiteContext, t: number): Moment {
   };
 }
 
-/** Whether the switch lets current flow during the slot starting at t (`hour`: local hour of t). */
-function closedAt(dev: SimDevice, sw: SimSwitch | undefined, role: ChannelRole, t: number, hour: number): boolean {
-  if (!sw) return true;
+/**
+ * Whether the switch lets current flow in each of `count` slots from `from` (a slot follows the
+ * state in effect at its start): the switch history, else the state held since the simulator
+ * started, else (before the start) the load's old timer. Without a switch, always.
+ */
+function closedFlags(ctx: SiteContext, sw: SimSwitch | undefined, role: ChannelRole, from: number, count: number): Uint8Array {
+  const out = new Uint8Array(count);
+  if (!sw) return out.fill(1);
+  const dev = ctx.dev;
+  const history = sw.history;
+  let next = 0;
   let state: string | undefined;
-  for (const e of sw.history) {
-    if (e.at <= t) state = e.state;
-    else break;
+  for (let k = 0; k < count; k++) {
+    const t = from + k * SLOT;
+    while (next < history.length && history[next].at <= t) state = history[next++].state;
+    let closed: boolean;
+    if (state !== undefined) closed = state === 'closed';
+    else if (t >= dev.since) closed = sw.initialState === 'closed';
+    else closed = historicSchedule(role, localHour(ctx, t));
+    out[k] = closed ? 1 : 0;
   }
-  if (state !== undefined) return state === 'closed';
-  if (t >= dev.since) return sw.initialState === 'closed';
-  return historicSchedule(role, hour);
+  return out;
 }
 
 const localHour = (ctx: SiteContext, t: number): number => {
@@ -151,6 +162,7 @@ function steppedLoad(ctx: SiteContext, role: ChannelRole & { kind: 'hotwater' | 
   let need = 0;
   let habitsDay = Number.NaN;
   let h: Habits | undefined;
+  const closed = closedFlags(ctx, sw, role, from, total);
   for (let k = 0; k < total; k++) {
     const t = from + k * SLOT;
     const local = t + ctx.offset;
@@ -160,7 +172,7 @@ function steppedLoad(ctx: SiteContext, role: ChannelRole & { kind: 'hotwater' | 
       h = habitsOf(ctx, localDay);
       habitsDay = localDay;
     }
-    const enabled = sw ? closedAt(dev, sw, role, t, hour) : role.kind === 'hotwater' ? hour >= 23 || hour < 7 : true;
+    const enabled = sw ? closed[k] === 1 : role.kind === 'hotwater' ? hour >= 23 || hour < 7 : true;
     let e = 0;
     if (role.kind === 'hotwater') {
       const use = (hour >= 6.5 && hour < 8 ? h.morningDraw : 0) + (hour >= 18.5 && hour < 21 ? h.eveningDraw : 0);
@@ -196,13 +208,13 @@ function steppedLoad(ctx: SiteContext, role: ChannelRole & { kind: 'hotwater' | 
 /** Slot energies of a load or solar channel gated by a switch. */
 function gatedLoad(ctx: SiteContext, role: ChannelRole, dayStart: number, moments: Moment[]): Float64Array {
   const out = new Float64Array(SLOTS_PER_DAY);
-  const sw = switchOf(ctx.dev, role);
+  const closed = closedFlags(ctx, switchOf(ctx.dev, role), role, dayStart, SLOTS_PER_DAY);
   for (let r = 0; r < RECORDS_PER_DAY; r++) {
     const watts = recordPower(ctx, role, moments[r]);
     if (watts === 0) continue;
     for (let s = 0; s < SLOTS_PER_RECORD; s++) {
-      const t = dayStart + r * RECORD + s * SLOT;
-      if (closedAt(ctx.dev, sw, role, t, localHour(ctx, t))) out[r * SLOTS_PER_RECORD + s] = Math.round(watts * SLOT);
+      const k = r * SLOTS_PER_RECORD + s;
+      if (closed[k] === 1) out[k] = Math.round(watts * SLOT);
     }
   }
   return out;
