@@ -146,24 +146,30 @@ function habitsOf(ctx: SiteContext, localDay: number): Habits {
   };
 }
 
-/** Stepped loads start this long before the day, from a full tank and an unplugged car. */
-const WARM_UP = 12 * 3600;
+/** What a stepped load carries from one slot to the next: the tank and the car. */
+interface StepState {
+  /** Heat the tank misses (J); 0 = full. */
+  deficit: number;
+  heating: boolean;
+  plugged: boolean;
+  arrivedDay: number;
+  /** Energy the car still wants (J). */
+  need: number;
+}
 
-/** Slot energies of a thermostat hot-water heater or an EV charger over `total` slots from `from`; the last day's are returned. */
-function steppedLoad(ctx: SiteContext, role: ChannelRole & { kind: 'hotwater' | 'ev' }, from: number, total: number): Float64Array {
-  const dev = ctx.dev;
-  const sw = switchOf(dev, role);
+/** At the first data of a device: a full tank and an unplugged car. */
+const FRESH: StepState = { deficit: 0, heating: false, plugged: false, arrivedDay: Number.NaN, need: 0 };
+
+/** Slot energies of a thermostat hot-water heater or an EV charger over one UTC day, from `state` (advanced in place). */
+function steppedLoad(ctx: SiteContext, role: ChannelRole & { kind: 'hotwater' | 'ev' }, from: number, state: StepState): Float64Array {
+  const sw = switchOf(ctx.dev, role);
   const out = new Float64Array(SLOTS_PER_DAY);
   const max = role.watts * SLOT;
-  let deficit = 0;
-  let heating = false;
-  let plugged = false;
-  let arrivedDay = Number.NaN;
-  let need = 0;
+  let { deficit, heating, plugged, arrivedDay, need } = state;
   let habitsDay = Number.NaN;
   let h: Habits | undefined;
-  const closed = closedFlags(ctx, sw, role, from, total);
-  for (let k = 0; k < total; k++) {
+  const closed = closedFlags(ctx, sw, role, from, SLOTS_PER_DAY);
+  for (let k = 0; k < SLOTS_PER_DAY; k++) {
     const t = from + k * SLOT;
     const local = t + ctx.offset;
     const localDay = Math.floor(local / DAY);
@@ -200,9 +206,62 @@ function steppedLoad(ctx: SiteContext, role: ChannelRole & { kind: 'hotwater' | 
         need -= e;
       }
     }
-    if (k >= total - SLOTS_PER_DAY) out[k - (total - SLOTS_PER_DAY)] = e;
+    out[k] = e;
   }
+  Object.assign(state, { deficit, heating, plugged, arrivedDay, need });
   return out;
+}
+
+/** End-of-day states of a stepped channel, with the switch-history version they were built at. */
+interface StepEnd {
+  version: number;
+  zone: string | undefined;
+  state: StepState;
+}
+
+const stepEnds = new WeakMap<SimDevice, Map<number, Map<number, StepEnd>>>();
+
+function endsOf(dev: SimDevice, channel: number): Map<number, StepEnd> {
+  let byChannel = stepEnds.get(dev);
+  if (!byChannel) {
+    byChannel = new Map();
+    stepEnds.set(dev, byChannel);
+  }
+  let ends = byChannel.get(channel);
+  if (!ends) {
+    ends = new Map();
+    byChannel.set(channel, ends);
+  }
+  return ends;
+}
+
+/** Valid unless a switch change recorded since `version` falls before the end of `day`. */
+function unchangedSince(dev: SimDevice, version: number, zone: string | undefined, day: number): boolean {
+  if (zone !== dev.timezone) return false;
+  const end = (day + 1) * DAY;
+  for (let i = version; i < dev.switchChanges.length; i++) if (dev.switchChanges[i] < end) return false;
+  return true;
+}
+
+/**
+ * The tank and car at the start of `day`: stepped day by day from the device's first data
+ * (each day's end is kept), so the state runs on without a break from day to day.
+ */
+function stepStateAt(dev: SimDevice, channel: number, role: ChannelRole & { kind: 'hotwater' | 'ev' }, day: number): StepState {
+  const ends = endsOf(dev, channel);
+  const firstDay = Math.floor(dev.dataStart / DAY);
+  let from = day - 1;
+  while (from >= firstDay) {
+    const end = ends.get(from);
+    if (end && unchangedSince(dev, end.version, end.zone, from)) break;
+    from--;
+  }
+  const state: StepState = from >= firstDay ? { ...(ends.get(from) as StepEnd).state } : { ...FRESH };
+  for (let d = Math.max(from + 1, firstDay); d < day; d++) {
+    steppedLoad(context(dev, d), role, d * DAY, state);
+    ends.set(d, { version: dev.switchChanges.length, zone: dev.timezone, state: { ...state } });
+  }
+  return state;
 }
 
 /** Slot energies of a load or solar channel gated by a switch. */
@@ -244,7 +303,11 @@ function buildDay(dev: SimDevice, day: number): DayData {
     const q = new Float64Array(RECORDS_PER_DAY);
     const ratio = REACTIVE_RATIO[role.kind];
     let slot: Float64Array | undefined;
-    if (stepped(role)) slot = steppedLoad(ctx, role, dayStart - WARM_UP, WARM_UP / SLOT + SLOTS_PER_DAY);
+    if (stepped(role)) {
+      const state = stepStateAt(dev, c, role, day);
+      slot = steppedLoad(ctx, role, dayStart, state);
+      endsOf(dev, c).set(day, { version: dev.switchChanges.length, zone: dev.timezone, state });
+    }
     else if (gated(role)) slot = gatedLoad(ctx, role, dayStart, moments);
     if (slot) {
       for (let r = 0; r < RECORDS_PER_DAY; r++) {
