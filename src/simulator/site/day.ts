@@ -29,7 +29,7 @@ export interface DayData {
   real: Float64Array[];
   reactive: Float64Array[];
   /** Per channel stepped slot by slot (2880 slots of real energy), else undefined. */
-  slots: Array<Float64Array | undefined>;
+  slots: Array<Int32Array | undefined>;
 }
 
 interface SiteContext {
@@ -161,9 +161,9 @@ interface StepState {
 const FRESH: StepState = { deficit: 0, heating: false, plugged: false, arrivedDay: Number.NaN, need: 0 };
 
 /** Slot energies of a thermostat hot-water heater or an EV charger over one UTC day, from `state` (advanced in place). */
-function steppedLoad(ctx: SiteContext, role: ChannelRole & { kind: 'hotwater' | 'ev' }, from: number, state: StepState): Float64Array {
+function steppedLoad(ctx: SiteContext, role: ChannelRole & { kind: 'hotwater' | 'ev' }, from: number, state: StepState): Int32Array {
   const sw = switchOf(ctx.dev, role);
-  const out = new Float64Array(SLOTS_PER_DAY);
+  const out = new Int32Array(SLOTS_PER_DAY);
   const max = role.watts * SLOT;
   let { deficit, heating, plugged, arrivedDay, need } = state;
   let habitsDay = Number.NaN;
@@ -265,8 +265,8 @@ function stepStateAt(dev: SimDevice, channel: number, role: ChannelRole & { kind
 }
 
 /** Slot energies of a load or solar channel gated by a switch. */
-function gatedLoad(ctx: SiteContext, role: ChannelRole, dayStart: number, moments: Moment[]): Float64Array {
-  const out = new Float64Array(SLOTS_PER_DAY);
+function gatedLoad(ctx: SiteContext, role: ChannelRole, dayStart: number, moments: Moment[]): Int32Array {
+  const out = new Int32Array(SLOTS_PER_DAY);
   const closed = closedFlags(ctx, switchOf(ctx.dev, role), role, dayStart, SLOTS_PER_DAY);
   for (let r = 0; r < RECORDS_PER_DAY; r++) {
     const watts = recordPower(ctx, role, moments[r]);
@@ -294,7 +294,7 @@ function buildDay(dev: SimDevice, day: number): DayData {
   const n = dev.roles.length;
   const real: Float64Array[] = [];
   const reactive: Float64Array[] = [];
-  const slots: Array<Float64Array | undefined> = [];
+  const slots: Array<Int32Array | undefined> = [];
   const moments: Moment[] = [];
   for (let r = 0; r < RECORDS_PER_DAY; r++) moments.push(momentAt(ctx, dayStart + r * RECORD + RECORD / 2));
   for (let c = 0; c < n; c++) {
@@ -302,7 +302,7 @@ function buildDay(dev: SimDevice, day: number): DayData {
     const rec = new Float64Array(RECORDS_PER_DAY);
     const q = new Float64Array(RECORDS_PER_DAY);
     const ratio = REACTIVE_RATIO[role.kind];
-    let slot: Float64Array | undefined;
+    let slot: Int32Array | undefined;
     if (stepped(role)) {
       const state = stepStateAt(dev, c, role, day);
       slot = steppedLoad(ctx, role, dayStart, state);
@@ -351,7 +351,8 @@ function buildDay(dev: SimDevice, day: number): DayData {
 
 // ---- cache ----
 
-const MAX_CACHED_DAYS = 1500;
+/** About 60 MB at most: two years of the largest site. */
+const MAX_CACHED_DAYS = 800;
 const cache = new Map<string, DayData>();
 const deviceKeys = new WeakMap<SimDevice, string>();
 let nextDeviceKey = 0;
