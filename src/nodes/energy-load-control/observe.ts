@@ -30,6 +30,8 @@ export function observe(settings: LoadSettings, before: LoadMemory, reading: Swi
     if (reading && reading.state === change.target && reading.pending === undefined) {
       delete memory.pending;
       memory.state = change.target;
+      // Holds count from the PATCH, so the request log shows them to the second.
+      memory.since = change.at;
       outcomes.push({ kind: 'confirmed', target: change.target, afterS, change });
     } else if (now - change.at >= settings.timeoutS * 1000) {
       delete memory.pending;
