@@ -5,7 +5,7 @@ import { shortReason, toError } from '../shared/errors.js';
 import { FlowNodeRuntime, isAborted, type FlowNodeDef } from '../shared/flow-node.js';
 import { switchToControl } from '../energy-switch-control/command.js';
 import { parseCommand } from './command.js';
-import { loadMemory, persistentStore, saveMemory } from './persist.js';
+import { forgetMemory, loadMemory, persistentStore, saveMemory } from './persist.js';
 import { decisionMsg, evaluationMsg, outcomeMsg, statusOf, type LoadIds } from './report.js';
 import { parseDef, resolveSettings, type LoadControlDef, type ParsedDef } from './settings.js';
 import { siteGroup, type SiteMember } from './site.js';
@@ -37,6 +37,10 @@ export = function (RED: NodeAPI): void {
       rt.onInput(async () => { throw err; });
       return;
     }
+    node.on('close', (removed: boolean, done: () => void) => {
+      if (removed) forgetMemory(node);
+      done();
+    });
     const ids: LoadIds = { topic: def.name || parsed.switchId, deviceId: parsed.deviceId, switchDeviceId: parsed.switchDeviceId, switchId: parsed.switchId, mode: parsed.settings.mode };
     let memory: LoadMemory = {};
     const ready = loadMemory(node, store).then((m) => { memory = { ...m, ...memory }; });

@@ -1,0 +1,270 @@
+'use strict';
+// energy-load-control in a real Node-RED runtime against the simulator, on the simulator's frozen clock:
+// the nodes read time through `energyApi.now` (the simulator's clock), evaluations are triggered by
+// msg.payload "evaluate" (interval 0), and the clock moves only when a test steps it.
+const assert = require('node:assert/strict');
+const { helper, startSimulator, nodeFile, apiConfig, startServer, stopServer, load, loggedText, assertNoKey } = require('../support/env');
+const { SIM_DEVICES } = require('../../dist/simulator');
+
+const DEV = SIM_DEVICES.switch6M3SW;
+const S1 = `${DEV}_S1`; // starts closed
+const S3 = `${DEV}_S3`; // starts open
+const T0 = Date.UTC(2026, 0, 15, 2, 0, 0) / 1000; // a multiple of 30 s: the device reports at T0 + 30, + 60…
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const ALWAYS_ON = { mode: 'threshold', onAbove: -1e6, offBelow: -1e6 - 1 };
+const ALWAYS_OFF = { mode: 'threshold', onAbove: 1e6, offBelow: 1e6 };
+const STEADY = { mode: 'threshold', onAbove: 1e6, offBelow: -1e6 };
+
+describe('energy-load-control (Node-RED, simulator clock)', function () {
+  this.timeout(20000);
+  let sim;
+  const nodes = [nodeFile('energy-api'), nodeFile('energy-load-control')];
+
+  before(async function () {
+    sim = await startSimulator({ port: 0, now: T0 });
+    helper.settings({ energyApi: { now: () => sim.control.now() * 1000 } });
+  });
+  before(function (done) { startServer(done); });
+  after(async function () {
+    await stopServer();
+    helper.settings({});
+    await sim.close();
+  });
+  // The per-second limit is counted in real time but a 429 pause would be waited out on the frozen
+  // clock: the key gets room enough that these tests never meet it.
+  beforeEach(function () { sim.control.reset(); sim.control.setLimits({ tps: 100 }); });
+  afterEach(async function () { await helper.unload(); });
+
+  const lc = (id, props) => ({
+    id, type: 'energy-load-control', api: 'api', deviceId: DEV, switchId: S3, interval: 0, window: 120,
+    minOn: 0, minOff: 0, staleAfter: 3600, wires: [[`d-${id}`], [`e-${id}`]], ...props,
+  });
+
+  // Node ids differ per test: a load remembers its hold times per node id across redeploys.
+  let serial = 0;
+  /** Loads the load-control nodes, a helper on each output and a Catch; records everything they send. */
+  async function setup(...loadNodes) {
+    serial += 1;
+    const api = apiConfig(sim, sim.keys.full, { tps: 100 });
+    const named = loadNodes.map((n) => ({ ...n, id: `${n.id}-${serial}`, wires: [[`d-${n.id}`], [`e-${n.id}`]] }));
+    const flow = [api.node, ...named, { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] }, { id: 'caught', type: 'helper' }];
+    for (const n of loadNodes) flow.push({ id: `d-${n.id}`, type: 'helper' }, { id: `e-${n.id}`, type: 'helper' });
+    await load(nodes, flow, api.credentials);
+    return watch(flow, loadNodes.map((n) => n.id));
+  }
+
+  function watch(flow, ids) {
+    const ctx = { flow, ids, real: {}, decisions: {}, evaluations: {}, statuses: {}, caught: [] };
+    for (const id of ids) {
+      ctx.real[id] = `${id}-${serial}`;
+      ctx.decisions[id] = [];
+      ctx.evaluations[id] = [];
+      ctx.statuses[id] = [];
+      helper.getNode(`d-${id}`).on('input', (msg) => ctx.decisions[id].push(msg));
+      helper.getNode(`e-${id}`).on('input', (msg) => ctx.evaluations[id].push(msg));
+      helper.getNode(ctx.real[id]).on('call:status', (call) => ctx.statuses[id].push(call.args[0]));
+    }
+    helper.getNode('caught').on('input', (msg) => ctx.caught.push(msg));
+    return ctx;
+  }
+
+  async function until(condition, what, ms = 10000) {
+    const end = Date.now() + ms;
+    while (!condition()) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await sleep(10);
+    }
+  }
+
+  /** Sends `msg` to the first node and waits until every node has evaluated once more. */
+  async function tick(ctx, msg = { payload: 'evaluate' }, to = ctx.ids[0]) {
+    const counts = ctx.ids.map((id) => ctx.evaluations[id].length);
+    helper.getNode(ctx.real[to]).receive(msg);
+    await until(() => ctx.ids.every((id, i) => ctx.evaluations[id].length > counts[i]), 'an evaluation of every node');
+    await sleep(20);
+  }
+
+  const step = (seconds) => sim.control.setClock({ advance: seconds });
+  const patches = () => sim.control.log().filter((r) => r.method === 'PATCH');
+  const energyReads = () => sim.control.log().filter((r) => r.path.includes('/short-energy/'));
+  const deviceReads = () => sim.control.log().filter((r) => r.method === 'GET' && r.path.endsWith(`/devices/${DEV}`));
+  const lastEval = (ctx, id) => ctx.evaluations[id][ctx.evaluations[id].length - 1];
+  const lastStatus = (ctx, id) => ctx.statuses[id][ctx.statuses[id].length - 1];
+
+  it('several loads of one device share one short-energy read per evaluation; switch states are read once, then every 5 min', async function () {
+    const ctx = await setup(lc('a', { ...STEADY, switchId: S1 }), lc('b', { ...STEADY, switchId: `${DEV}_S2` }), lc('c3', { ...STEADY, switchId: S3 }), lc('d', { ...STEADY, switchId: S3, mode: 'surplus', loadPower: 1000 }));
+    for (let i = 0; i < 4; i += 1) {
+      await tick(ctx);
+      step(30);
+    }
+    assert.equal(energyReads().length, 4, 'one read per evaluation for four loads');
+    assert.equal(deviceReads().length, 1, 'the switch states once (next after 5 min)');
+    assert.equal(patches().length, 0);
+    for (const id of ctx.ids) {
+      const ev = lastEval(ctx, id);
+      assert.equal(typeof ev.payload, 'number', 'chart-ready payload');
+      assert.equal(ev.topic, id === 'a' ? S1 : id === 'b' ? `${DEV}_S2` : S3, 'topic: the switch (the node has no name)');
+    }
+    assert.equal(lastEval(ctx, 'a').state, 'on', 'S1 is closed on the device');
+    assert.equal(lastEval(ctx, 'b').state, 'off');
+    const q = energyReads()[0].query;
+    assert.equal(Number(q.toTs) - Number(q.fromTs), 120, 'the window, read once');
+    step(300 - 120);
+    await tick(ctx);
+    assert.equal(deviceReads().length, 2, 'switch states again after 5 min');
+  });
+
+  it('switches on a decision, sends nothing while the change is pending, and reports it confirmed', async function () {
+    const ctx = await setup(lc('a', ALWAYS_ON));
+    await tick(ctx);
+    assert.equal(patches().length, 1);
+    assert.deepEqual(JSON.parse(JSON.stringify(ctx.decisions.a.map((m) => [m.payload, m.outcome, m.reason]))), [['on', 'sent', 'onAbove']]);
+    assert.equal(lastEval(ctx, 'a').pending, true);
+    await tick(ctx); // same instant: pending, no second PATCH, no early device read
+    assert.equal(lastEval(ctx, 'a').reason, 'pending');
+    step(10);
+    await tick(ctx);
+    assert.equal(lastEval(ctx, 'a').reason, 'pending', 'the device has not reported yet');
+    step(20);
+    await tick(ctx);
+    assert.equal(patches().length, 1);
+    const confirmed = ctx.decisions.a[1];
+    assert.equal(confirmed.outcome, 'confirmed');
+    assert.equal(confirmed.after, 30);
+    assert.equal(lastEval(ctx, 'a').state, 'on');
+    assert.match(lastStatus(ctx, 'a').text, /on · above on/);
+    assertNoKey(sim.keys.full, loggedText(), ctx.decisions, ctx.evaluations);
+  });
+
+  it('a change that the device does not pick up times out; nothing is sent while the device still shows it pending', async function () {
+    const ctx = await setup(lc('a', ALWAYS_ON));
+    sim.control.setOutage(DEV, { from: T0 + 1, to: T0 + 3600 });
+    await tick(ctx);
+    for (let i = 0; i < 7; i += 1) {
+      step(30);
+      await tick(ctx);
+    }
+    const timedOut = ctx.decisions.a.find((m) => m.outcome === 'timedOut');
+    assert.ok(timedOut, 'reported as timed out');
+    assert.equal(timedOut.after, 180);
+    assert.equal(patches().length, 1, 'no new request while the first is still pending on the device');
+  });
+
+  it('a change made elsewhere is adopted, not fought', async function () {
+    const ctx = await setup(lc('a', { ...STEADY, switchId: S1, minOn: 600 }));
+    await tick(ctx);
+    assert.equal(lastEval(ctx, 'a').state, 'on');
+    const client = helper.getNode('api').client;
+    await client.updateDevice(DEV, { switches: [{ id: S1, state: 'open' }] });
+    step(300);
+    await tick(ctx);
+    const adopted = ctx.decisions.a.find((m) => m.outcome === 'adopted');
+    assert.equal(adopted.payload, 'off');
+    assert.equal(adopted.reason, 'external');
+    assert.equal(lastEval(ctx, 'a').state, 'off');
+    assert.equal(patches().length, 1, 'only the change made elsewhere');
+  });
+
+  it('override with a duration switches at once and ends on time; without one it lasts until auto', async function () {
+    const ctx = await setup(lc('a', { ...ALWAYS_OFF, minOn: 0 }));
+    await tick(ctx);
+    assert.equal(patches().length, 0);
+    await tick(ctx, { payload: 'on', duration: 60 });
+    assert.equal(patches().length, 1);
+    assert.equal(ctx.decisions.a[0].reason, 'override');
+    assert.match(lastStatus(ctx, 'a').text, /override on 1m00/);
+    step(30);
+    await tick(ctx);
+    assert.match(lastStatus(ctx, 'a').text, /override on 30s/);
+    step(30);
+    await tick(ctx);
+    assert.equal(patches().length, 2, 'the override ended: back to the rule');
+    assert.equal(patches()[1].at >= patches()[0].at, true);
+    assert.equal(ctx.decisions.a.filter((m) => m.outcome === 'sent').map((m) => `${m.payload}:${m.reason}`).join(' '), 'on:override off:offBelow');
+    step(30);
+    await tick(ctx);
+    await tick(ctx, { payload: 'on' });
+    for (let i = 0; i < 4; i += 1) {
+      step(300);
+      await tick(ctx);
+    }
+    assert.equal(lastEval(ctx, 'a').override.state, 'on');
+    assert.equal(lastEval(ctx, 'a').override.until, null);
+    assert.equal(patches().length, 3);
+    await tick(ctx, { payload: 'auto' });
+    assert.equal(patches().length, 4);
+    assert.equal(lastEval(ctx, 'a').override, null);
+  });
+
+  it('refuses a command it does not know (to a Catch node) and a property it cannot use', async function () {
+    const ctx = await setup(lc('a', STEADY), lc('bad', { mode: 'threshold', onAbove: 100, offBelow: 200 }));
+    helper.getNode(ctx.real.a).receive({ payload: 'maybe' });
+    await until(() => ctx.caught.length > 0, 'a caught error');
+    assert.match(ctx.caught[0].error.message, /not a command/);
+    assert.match(lastStatus(ctx, 'bad').text, /invalid|offBelow/i);
+  });
+
+  it('a dry run decides and reports but sends no PATCH', async function () {
+    const ctx = await setup(lc('a', { ...ALWAYS_ON, dryRun: true }));
+    await tick(ctx);
+    step(30);
+    await tick(ctx);
+    assert.equal(patches().length, 0);
+    assert.deepEqual(ctx.decisions.a.map((m) => m.outcome), ['dryRun']);
+    assert.equal(lastEval(ctx, 'a').state, 'on');
+    assert.match(lastStatus(ctx, 'a').text, /dry run/);
+  });
+
+  it('a redeploy keeps the hold time: the next change comes when minOn ends, to the second', async function () {
+    const ctx = await setup(lc('a', { ...ALWAYS_ON, minOn: 600 }));
+    await tick(ctx);
+    step(30);
+    await tick(ctx);
+    assert.equal(ctx.decisions.a[1].outcome, 'confirmed');
+    // Full redeploy with the rule turned around: the node restarts, its context remains.
+    const flow = ctx.flow.map((n) => (n.id === ctx.real.a ? { ...n, ...ALWAYS_OFF } : n));
+    await helper._redNodes.setFlows(flow, 'full');
+    await until(() => helper.getNode('d-a') && helper.getNode(ctx.real.a), 'the redeployed flow');
+    const again = watch(flow, ['a']);
+    for (let t = 60; t <= 660; t += 30) {
+      step(30);
+      await tick(again);
+      if (t < 600) assert.equal(lastEval(again, 'a').reason, 'minOn', `held at +${t} s`);
+    }
+    const [on, off] = patches();
+    assert.ok(off, 'switched off once minOn had passed');
+    assert.equal(ctx.decisions.a[0].timestamp + 600 * 1000, again.decisions.a[0].timestamp, 'off exactly 600 s after the on PATCH');
+    assert.ok(off.at > on.at);
+  });
+
+  it('stale data applies the fail-safe and says so', async function () {
+    const ctx = await setup(lc('a', { ...STEADY, switchId: S1, staleAfter: 60, failSafe: 'open' }));
+    sim.control.setOutage(DEV, { from: T0, to: T0 + 3600 });
+    step(30);
+    await tick(ctx);
+    assert.equal(patches().length, 0);
+    step(60);
+    await tick(ctx);
+    assert.equal(lastEval(ctx, 'a').stale, true);
+    assert.equal(patches().length, 1);
+    assert.equal(ctx.decisions.a[0].reason, 'failSafe');
+    assert.equal(ctx.decisions.a[0].payload, 'off');
+    assert.match(lastStatus(ctx, 'a').text, /fail-safe/);
+  });
+
+  it('with an interval it reads on its own timer, and a stop leaves no timer behind', async function () {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    await sleep(50);
+    const before = timers();
+    const ctx = await setup(lc('a', { ...STEADY, interval: 5 }), lc('b', { ...STEADY, switchId: S1, interval: 5 }));
+    await until(() => ctx.evaluations.a.length > 0 && ctx.evaluations.b.length > 0, 'the first timed evaluation', 3000);
+    assert.equal(energyReads().length, 1);
+    await helper.unload();
+    let after = timers();
+    for (let waited = 0; waited < 2000 && after > before; waited += 50) {
+      await sleep(50);
+      after = timers();
+    }
+    assert.ok(after <= before, `timers before ${before}, after ${after}`);
+  });
+});
