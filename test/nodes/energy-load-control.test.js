@@ -3,13 +3,18 @@
 // the nodes read time through `energyApi.now` (the simulator's clock), evaluations are triggered by
 // msg.payload "evaluate" (interval 0), and the clock moves only when a test steps it.
 const assert = require('node:assert/strict');
-const { helper, startSimulator, nodeFile, apiConfig, startServer, stopServer, load, loggedText, assertNoKey } = require('../support/env');
+const path = require('node:path');
+const { helper, startSimulator, NODE_RED_MAJOR, nodeFile, apiConfig, startServer, stopServer, load, loggedText, assertNoKey } = require('../support/env');
 const { SIM_DEVICES } = require('../../dist/simulator');
 
 const DEV = SIM_DEVICES.switch6M3SW;
 const S1 = `${DEV}_S1`; // starts closed
 const S3 = `${DEV}_S3`; // starts open
 const T0 = Date.UTC(2026, 0, 15, 2, 0, 0) / 1000; // a multiple of 30 s: the device reports at T0 + 30, + 60…
+/** A core node module (inject, debug, comment) of the Node-RED the tests run on. */
+const coreNode = (file) => require(require.resolve(`@node-red/nodes/core/common/${file}.js`, {
+  paths: [path.dirname(require.resolve(`${NODE_RED_MAJOR === '5' ? 'node-red-5' : 'node-red'}/package.json`))],
+}));
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const ALWAYS_ON = { mode: 'threshold', onAbove: -1e6, offBelow: -1e6 - 1 };
 const ALWAYS_OFF = { mode: 'threshold', onAbove: 1e6, offBelow: 1e6 };
@@ -251,6 +256,28 @@ describe('energy-load-control (Node-RED, simulator clock)', function () {
     assert.equal(ctx.decisions.a[0].payload, 'off');
     assert.match(lastStatus(ctx, 'a').text, /fail-safe/);
   });
+
+  for (const name of ['Switch a load on a power threshold', 'Hot water on solar surplus', 'Three loads by priority on solar surplus', 'Peak limit - shed loads above a site limit']) {
+    it(`example "${name}" deploys, evaluates and reports without errors`, async function () {
+      const example = require(`../../examples/${name}.json`);
+      const flow = example.map((n) => (n.type === 'energy-api' ? { ...n, baseUrl: sim.baseUrl, tps: 100 } : n));
+      assert.match(flow[0].name, /load|surplus|limit|threshold/i, 'opens with its comment');
+      const loads = flow.filter((n) => n.type === 'energy-load-control');
+      const evaluations = [];
+      const tab = { id: loads[0].z, type: 'tab', label: name };
+      await load([...nodes, ...['20-inject', '21-debug', '90-comment'].map(coreNode)], [tab, ...flow], { '4e3a9c2f10d0c0f1': { apiKey: sim.keys.full } });
+      const statuses = [];
+      for (const n of loads) {
+        helper.getNode(n.id).on('call:status', (call) => statuses.push(call.args[0]));
+        for (const id of n.wires[1]) helper.getNode(id).on('input', (msg) => evaluations.push(msg));
+      }
+      helper.getNode(loads[0].id).receive({ payload: 'evaluate' });
+      await until(() => new Set(evaluations.map((m) => m.topic)).size === loads.length, 'an evaluation of every load');
+      assert.deepEqual(statuses.filter((st) => st.fill === 'red'), []);
+      assert.equal(energyReads().length, 1, 'one read for the whole example');
+      for (const msg of evaluations) assert.equal(typeof msg.payload, 'number');
+    });
+  }
 
   it('with an interval it reads on its own timer, and a stop leaves no timer behind', async function () {
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;

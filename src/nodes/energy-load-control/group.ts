@@ -32,7 +32,8 @@ export function expectedPower(settings: LoadSettings, memory: LoadMemory): numbe
  * (1 first, then by id so the order never depends on deploy order). Surplus and peak loads share the
  * site: the group first takes every load's own draw out of the measured signal, then hands it back in
  * priority order, each load holding what it will draw (what it draws now once it has run a whole
- * window; a load that is on but drawing nothing, its thermostat satisfied, holds nothing). Pure.
+ * window; a load that is on but drawing nothing, its thermostat satisfied, holds nothing). A dry run
+ * sees the same share but takes nothing from the others. Pure.
  */
 export function evaluateGroup(members: readonly MemberInput[], site: SiteReading, now: number): Map<string, Evaluation> {
   const nowS = Math.floor(now / 1000);
@@ -49,7 +50,7 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
     const draws = observed.map((o) => drawOf(o.input.settings, o.memory, o.input.settings === settings ? entries : inWindow(site.entries, nowS, o.input.settings.windowS), nowS));
     const ownDraw = draws[observed.indexOf(member)];
     const measured = averagePower(entries, settings.channels);
-    const groupDraw = observed.reduce((sum, o, i) => (o.input.settings.mode === settings.mode ? sum + draws[i] : sum), 0);
+    const groupDraw = realDraw(observed.map((o) => o.input.settings), draws, settings.mode);
     const power = expectedPower(settings, memory);
     let signal: number | null = measured;
     if (measured !== null && settings.mode === 'surplus') signal = -measured + groupDraw - held.surplus;
@@ -60,7 +61,7 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
     const decision = decide(settings, memory, view, now);
 
     const after: LoadState | undefined = decision.switchTo ?? memory.pending?.target ?? memory.state;
-    if (after === 'on' && settings.mode !== 'threshold') {
+    if (after === 'on' && settings.mode !== 'threshold' && !settings.dryRun) {
       const justOn = decision.switchTo === 'on' || memory.pending?.target === 'on';
       held[settings.mode] += justOn ? power : heldPower(settings, memory, ownDraw, power, now);
     }
@@ -93,11 +94,29 @@ function isStale(settings: LoadSettings, site: SiteReading, nowS: number, now: n
 }
 
 /**
- * What the load draws, averaged over the window (W): measured on loadChannel, else estimated from
- * its expected power and the share of the window it was on.
+ * What the loads of a mode really draw (W): dry runs switch nothing, so they draw nothing; loads
+ * measured on the same channel count once.
+ */
+function realDraw(settings: readonly LoadSettings[], draws: readonly number[], mode: LoadSettings['mode']): number {
+  const channels = new Set<number>();
+  let sum = 0;
+  settings.forEach((s, i) => {
+    if (s.mode !== mode || s.dryRun) return;
+    if (s.loadChannel !== undefined) {
+      if (channels.has(s.loadChannel)) return;
+      channels.add(s.loadChannel);
+    }
+    sum += draws[i];
+  });
+  return sum;
+}
+
+/**
+ * What the load draws, averaged over the window (W): measured on loadChannel, else (and in a dry run,
+ * whose load only switches on paper) estimated from its expected power and the share of the window it was on.
  */
 function drawOf(settings: LoadSettings, memory: LoadMemory, entries: readonly ShortEntry[], nowS: number): number {
-  if (settings.loadChannel !== undefined) return averagePower(entries, [settings.loadChannel]) ?? 0;
+  if (settings.loadChannel !== undefined && !settings.dryRun) return averagePower(entries, [settings.loadChannel]) ?? 0;
   const power = expectedPower(settings, memory);
   const sinceS = memory.since === undefined ? Infinity : nowS - memory.since / 1000;
   const share = Math.min(1, Math.max(0, sinceS / settings.windowS));
@@ -108,7 +127,7 @@ function drawOf(settings: LoadSettings, memory: LoadMemory, entries: readonly Sh
 /** What an on load keeps from the pool: its expected power until it has run a whole window, then what it really draws. */
 function heldPower(settings: LoadSettings, memory: LoadMemory, draw: number, power: number, now: number): number {
   const ranWholeWindow = memory.since === undefined || now - memory.since >= settings.windowS * 1000;
-  if (settings.loadChannel === undefined || !ranWholeWindow) return power;
+  if (settings.loadChannel === undefined || settings.dryRun || !ranWholeWindow) return power;
   return Math.max(0, draw);
 }
 
