@@ -137,7 +137,7 @@ describe('energy-load-control (Node-RED, simulator clock)', function () {
     assert.equal(confirmed.outcome, 'confirmed');
     assert.equal(confirmed.after, 30);
     assert.equal(lastEval(ctx, 'a').state, 'on');
-    assert.match(lastStatus(ctx, 'a').text, /on · above on/);
+    assert.match(lastStatus(ctx, 'a').text, /on · energy-load-control\.status\.onAbove/);
     assertNoKey(sim.keys.full, loggedText(), ctx.decisions, ctx.evaluations);
   });
 
@@ -177,10 +177,10 @@ describe('energy-load-control (Node-RED, simulator clock)', function () {
     await tick(ctx, { payload: 'on', duration: 60 });
     assert.equal(patches().length, 1);
     assert.equal(ctx.decisions.a[0].reason, 'override');
-    assert.match(lastStatus(ctx, 'a').text, /override on 1m00/);
+    assert.match(lastStatus(ctx, 'a').text, /status\.override 1m00/);
     step(30);
     await tick(ctx);
-    assert.match(lastStatus(ctx, 'a').text, /override on 30s/);
+    assert.match(lastStatus(ctx, 'a').text, /status\.override 30s/);
     step(30);
     await tick(ctx);
     assert.equal(patches().length, 2, 'the override ended: back to the rule');
@@ -217,7 +217,7 @@ describe('energy-load-control (Node-RED, simulator clock)', function () {
     assert.equal(patches().length, 0);
     assert.deepEqual(ctx.decisions.a.map((m) => m.outcome), ['dryRun']);
     assert.equal(lastEval(ctx, 'a').state, 'on');
-    assert.match(lastStatus(ctx, 'a').text, /dry run/);
+    assert.match(lastStatus(ctx, 'a').text, /status\.dryRun/);
   });
 
   it('a redeploy keeps the hold time: the next change comes when minOn ends, to the second', async function () {
@@ -254,7 +254,7 @@ describe('energy-load-control (Node-RED, simulator clock)', function () {
     assert.equal(patches().length, 1);
     assert.equal(ctx.decisions.a[0].reason, 'failSafe');
     assert.equal(ctx.decisions.a[0].payload, 'off');
-    assert.match(lastStatus(ctx, 'a').text, /fail-safe/);
+    assert.match(lastStatus(ctx, 'a').text, /status\.failSafe/);
   });
 
   for (const name of ['Switch a load on a power threshold', 'Hot water on solar surplus', 'Three loads by priority on solar surplus', 'Peak limit - shed loads above a site limit']) {

@@ -6,7 +6,7 @@ import { FlowNodeRuntime, isAborted, type FlowNodeDef } from '../shared/flow-nod
 import { switchToControl } from '../energy-switch-control/command.js';
 import { parseCommand } from './command.js';
 import { forgetMemory, loadMemory, persistentStore, saveMemory } from './persist.js';
-import { decisionMsg, evaluationMsg, outcomeMsg, statusOf, type LoadIds } from './report.js';
+import { decisionMsg, evaluationMsg, outcomeMsg, statusOf, type LoadIds, type StatusWords } from './report.js';
 import { parseDef, resolveSettings, type LoadControlDef, type ParsedDef } from './settings.js';
 import { siteGroup, type SiteMember } from './site.js';
 import type { Evaluation, LoadMemory, LoadSettings, SwitchReading } from './types.js';
@@ -46,14 +46,19 @@ export = function (RED: NodeAPI): void {
     const ready = loadMemory(node, store).then((m) => { memory = { ...m, ...memory }; });
     let settings: LoadSettings | undefined;
     let lastProblem: string | undefined;
+    /** Node-clock ms of the last failure, so the evaluation of the same cycle leaves its red status alone. */
+    let problemAt: number | undefined;
+    const words: StatusWords = (key, values) => RED._(`energy-load-control.status.${key}`, values);
     const send = (out: Array<NodeMessage | null>): void => { if (!rt.closed) node.send(out); };
 
     function problem(err: unknown): void {
       if (rt.closed || isAborted(err)) return;
       rt.error(err);
       const text = toError(err).message;
+      // Warned once per distinct problem, not at every evaluation while it lasts.
       if (text !== lastProblem) node.warn(text);
       lastProblem = text;
+      problemAt = clock();
     }
 
     function remember(next: LoadMemory): void {
@@ -87,11 +92,13 @@ export = function (RED: NodeAPI): void {
         // The override belongs to the msgs: one that arrived during this evaluation wins over the evaluation's copy.
         const override = memory.override?.until !== undefined && memory.override.until <= evaluation.at ? undefined : memory.override;
         remember({ ...evaluation.memory, override });
-        lastProblem = undefined;
         for (const outcome of evaluation.outcomes) send([outcomeMsg(ids, evaluation, outcome), null]);
         const patched = evaluation.switchTo ? await switchLoad(evaluation, device, settings) : undefined;
         send([null, evaluationMsg(ids, evaluation, memory)]);
-        if (!lastProblem) rt.status(statusOf(evaluation, memory, settings.dryRun));
+        // A read or the PATCH failed in this cycle: its red status stays until an evaluation goes through.
+        if (problemAt !== undefined && problemAt >= evaluation.at) return patched;
+        lastProblem = undefined;
+        rt.status(statusOf(evaluation, memory, settings.dryRun, words));
         return patched;
       },
       readFailed: problem,

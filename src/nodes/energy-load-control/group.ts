@@ -3,6 +3,8 @@ import { decide, type LoadView } from './rules.js';
 import { averagePower, inWindow, newestTimestamp, runningPower } from './signal.js';
 import type { Evaluation, LoadMemory, LoadSettings, LoadState, ShortEntry, SwitchReading } from './types.js';
 
+const MIN_LEARNT_W = 50;
+
 /** One load of a site, as the group evaluates it. */
 export interface MemberInput {
   id: string;
@@ -66,7 +68,9 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
       held[settings.mode] += justOn ? power : heldPower(settings, memory, ownDraw, power, now);
     }
     const learnt = settings.loadChannel !== undefined && memory.state === 'on' ? runningPower(entries, settings.loadChannel) : null;
-    const nextMemory: LoadMemory = learnt !== null && learnt > 0 ? { ...memory, learntPower: Math.round(learnt) } : memory;
+    // Standby or a thermostat cutting in mid-entry is not the load's power: learn only a real run.
+    const learns = learnt !== null && learnt >= Math.max(MIN_LEARNT_W, settings.loadPower * 0.2);
+    const nextMemory: LoadMemory = learns ? { ...memory, learntPower: Math.round(learnt) } : memory;
     results.set(member.input.id, {
       at: now,
       signal: round(signal),

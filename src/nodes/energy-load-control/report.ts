@@ -68,23 +68,20 @@ function duration(s: number): string {
   return `${s}s`;
 }
 
-const REASON_WORDS: Record<Reason, string> = {
-  onAbove: 'above on', offBelow: 'below off', surplus: 'surplus', noSurplus: 'no surplus', belowLimit: 'below limit',
-  overLimit: 'over limit', maxOff: 'max off', override: 'override', failSafe: 'fail-safe', minOn: 'min on', minOff: 'min off',
-  pending: 'pending', stale: 'stale data', noData: 'no data', unknownState: 'reading switch', steady: 'steady',
-};
+/** Words of the status, from the node's message catalogue: a reason, or override/hold/dryRun. */
+export type StatusWords = (key: Reason | 'override' | 'hold' | 'dryRun', values?: Record<string, string>) => string;
 
 /** Status in a few words: signal · state · reason · hold or override time left. */
-export function statusOf(evaluation: Evaluation, memory: LoadMemory, dryRun: boolean): NodeStatus {
+export function statusOf(evaluation: Evaluation, memory: LoadMemory, dryRun: boolean, words: StatusWords): NodeStatus {
   const state = memory.pending ? `→ ${memory.pending.target}` : (memory.state ?? '?');
-  const parts = [kw(evaluation.signal), state, REASON_WORDS[evaluation.reason]];
+  const parts = [kw(evaluation.signal), state, words(evaluation.reason)];
   if (memory.override) {
-    const left = memory.override.until === undefined ? '' : ` ${duration(Math.max(0, Math.ceil((memory.override.until - evaluation.at) / 1000)))}`;
-    parts[2] = `override ${memory.override.state}${left}`;
+    const left = memory.override.until === undefined ? '' : duration(Math.max(0, Math.ceil((memory.override.until - evaluation.at) / 1000)));
+    parts[2] = `${words('override', { state: memory.override.state })} ${left}`.trim();
   } else if (evaluation.holdLeftS > 0) {
-    parts.push(`hold ${duration(evaluation.holdLeftS)}`);
+    parts.push(`${words('hold')} ${duration(evaluation.holdLeftS)}`);
   }
-  if (dryRun) parts.push('(dry run)');
+  if (dryRun) parts.push(words('dryRun'));
   const fill = evaluation.stale ? 'red' : memory.pending ? 'blue' : memory.override ? 'yellow' : memory.state === 'on' ? 'green' : 'grey';
   return { fill, shape: memory.state === 'on' ? 'dot' : 'ring', text: parts.join(' · ') };
 }
