@@ -49,8 +49,12 @@ describe('energy-load-control (Node-RED, simulator clock)', function () {
   let serial = 0;
   /** Loads the load-control nodes, a helper on each output and a Catch; records everything they send. */
   async function setup(...loadNodes) {
+    return setupWithKey(sim.keys.full, ...loadNodes);
+  }
+
+  async function setupWithKey(key, ...loadNodes) {
     serial += 1;
-    const api = apiConfig(sim, sim.keys.full, { tps: 100 });
+    const api = apiConfig(sim, key, { tps: 100 });
     const named = loadNodes.map((n) => ({ ...n, id: `${n.id}-${serial}`, wires: [[`d-${n.id}`], [`e-${n.id}`]] }));
     const flow = [api.node, ...named, { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] }, { id: 'caught', type: 'helper' }];
     for (const n of loadNodes) flow.push({ id: `d-${n.id}`, type: 'helper' }, { id: `e-${n.id}`, type: 'helper' });
@@ -207,6 +211,20 @@ describe('energy-load-control (Node-RED, simulator clock)', function () {
     await until(() => ctx.caught.length > 0, 'a caught error');
     assert.match(ctx.caught[0].error.message, /not a command/);
     assert.match(lastStatus(ctx, 'bad').text, /invalid|offBelow/i);
+  });
+
+  it('a refused PATCH is reported as failed, warned once, shown red, and tried again at the next decision', async function () {
+    const ctx = await setupWithKey(sim.keys.writeNoSwitch, lc('a', ALWAYS_ON));
+    for (let i = 0; i < 3; i += 1) {
+      await tick(ctx);
+      step(30);
+    }
+    assert.deepEqual(ctx.decisions.a.map((m) => `${m.payload}:${m.outcome}`), ['on:failed', 'on:failed', 'on:failed']);
+    assert.match(ctx.decisions.a[0].error, /403/);
+    assert.equal(lastStatus(ctx, 'a').fill, 'red');
+    const warnings = helper.log().args.filter((a) => a[0].level === helper.log().WARN && /switching is not permitted|403/.test(String(a[0].msg)));
+    assert.equal(warnings.length, 1, 'warned once');
+    assertNoKey(sim.keys.writeNoSwitch, loggedText(), ctx.decisions);
   });
 
   it('a dry run decides and reports but sends no PATCH', async function () {
