@@ -297,19 +297,27 @@ describe('energy-load-control (Node-RED, simulator clock)', function () {
     });
   }
 
-  it('with an interval it reads on its own timer, and a stop leaves no timer behind', async function () {
+  it('with an interval it reads on its own timer; ten redeploys and a stop leave no timer behind and nothing sent after close', async function () {
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     await sleep(50);
     const before = timers();
-    const ctx = await setup(lc('a', { ...STEADY, interval: 5 }), lc('b', { ...STEADY, switchId: S1, interval: 5 }));
-    await until(() => ctx.evaluations.a.length > 0 && ctx.evaluations.b.length > 0, 'the first timed evaluation', 3000);
-    assert.equal(energyReads().length, 1);
-    await helper.unload();
+    let late = 0;
+    for (let i = 0; i < 10; i += 1) {
+      const ctx = await setup(lc('a', { ...STEADY, interval: 5 }), lc('b', { ...STEADY, switchId: S1, interval: 5 }));
+      await until(() => ctx.evaluations.a.length > 0 && ctx.evaluations.b.length > 0, 'the first timed evaluation', 3000);
+      if (i % 2 === 1) helper.getNode(ctx.real.a).receive({ payload: 'evaluate' }); // closed while an evaluation runs
+      await helper.unload();
+      const seen = ctx.evaluations.a.length + ctx.evaluations.b.length;
+      await sleep(30);
+      late += ctx.evaluations.a.length + ctx.evaluations.b.length - seen;
+    }
+    assert.equal(energyReads().length >= 10, true);
     let after = timers();
     for (let waited = 0; waited < 2000 && after > before; waited += 50) {
       await sleep(50);
       after = timers();
     }
     assert.ok(after <= before, `timers before ${before}, after ${after}`);
+    assert.equal(late, 0);
   });
 });
