@@ -6,7 +6,7 @@ import { createFleet } from './fleet.js';
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 8787);
   const sim = await startSimulator({ port, host: '127.0.0.1' });
-  const models = new Map(createFleet().map((d) => [d.id, d.model]));
+  const models = new Map(createFleet({ seed: 1, since: 0 }).map((d) => [d.id, d.model]));
   console.log(`Energy API simulator listening at ${sim.baseUrl}`);
   console.log(`Demo API key (full access): ${SIM_KEYS.full}`);
   console.log('Devices:');

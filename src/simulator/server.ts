@@ -116,9 +116,8 @@ async function serve(state: SimulatorState, req: IncomingMessage, res: ServerRes
   const simNow = state.clock.now();
   const limit = state.limiter.take(key, Date.now(), simNow);
   if (limit.exceeded) {
-    const scope = limit.exceeded === 'TPS' ? 'per-second' : 'per-day';
     return respond(
-      { status: 429, body: { code: `TOO_MANY_REQUESTS_${limit.exceeded}`, httpCode: 429, message: `The API key has exceeded its ${scope} request limit` } },
+      { status: 429, body: { code: `TOO_MANY_REQUESTS_${limit.exceeded}`, httpCode: 429, message: limit.message ?? 'Too many requests' } },
       limit.headers,
     );
   }

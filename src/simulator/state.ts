@@ -14,6 +14,10 @@ export interface StateOptions {
   tps?: number;
   tpd?: number;
   headerStyle?: HeaderStyle;
+  /** Seed of the sites' weather and habits; default 1. */
+  seed?: number;
+  /** Share of short energy entries lost, as UDP delivery loses them; default 0.03. */
+  shortLoss?: number;
 }
 
 export class SimulatorState implements SimulatorControl {
@@ -24,15 +28,20 @@ export class SimulatorState implements SimulatorControl {
   spanLimits = true;
   devices = new Map<string, SimDevice>();
   private requests: LoggedRequest[] = [];
+  /** Sim time the simulator started: switch states are known from here on. */
+  readonly since: number;
+  readonly seed: number;
 
   constructor(private readonly options: StateOptions) {
     this.clock = new SimClock(options.now);
-    this.limiter = new RateLimiter(options.tps ?? 5, options.tpd ?? 10000, options.headerStyle ?? 'both');
+    this.since = Math.floor(this.clock.now());
+    this.seed = options.seed ?? 1;
+    this.limiter = new RateLimiter(options.tps ?? 5, options.tpd ?? 10000, options.headerStyle ?? 'live');
     this.loadFleet();
   }
 
   private loadFleet(): void {
-    this.devices = new Map(createFleet().map((d) => [d.id, d]));
+    this.devices = new Map(createFleet({ seed: this.seed, since: this.since, shortLoss: this.options.shortLoss }).map((d) => [d.id, d]));
   }
 
   /** Latency added to each API response: a fault setting overrides the start option. */
@@ -91,7 +100,7 @@ export class SimulatorState implements SimulatorControl {
     this.spanLimits = true;
     this.limiter.tps = this.options.tps ?? 5;
     this.limiter.tpd = this.options.tpd ?? 10000;
-    this.limiter.headerStyle = this.options.headerStyle ?? 'both';
+    this.limiter.headerStyle = this.options.headerStyle ?? 'live';
     this.clock.reset();
   }
 

@@ -1,6 +1,6 @@
 /** Internal state of the simulated fleet and the public control types. */
 import type { ContactorType, DeviceModel, SwitchState } from '../api/types.js';
-import type { ChannelPower } from './power.js';
+import type { ChannelRole } from './site/roles.js';
 
 export type HeaderStyle = 'live' | 'spec' | 'both';
 
@@ -82,6 +82,15 @@ export interface SimSwitch {
   closedStateLabel: string;
   openStateLabel: string;
   stateQueue: Queued<SwitchState>[];
+  /** State from the simulator's start until the first change. */
+  initialState: SwitchState;
+  /** State changes the device picked up, by sim time (energy after `at` follows `state`). */
+  history: SwitchEvent[];
+}
+
+export interface SwitchEvent {
+  at: number;
+  state: SwitchState;
 }
 
 export interface CellularRadio {
@@ -140,7 +149,16 @@ export interface SimDevice {
   switches: SimSwitch[];
   /** Unix seconds before which the device has no energy. */
   dataStart: number;
-  power: ChannelPower[];
+  /** What each channel measures (site model). */
+  roles: ChannelRole[];
+  /** Seed of the site's weather and habits. */
+  seed: number;
+  /** Share of short energy entries lost on the way (UDP), 0..1. */
+  shortLoss: number;
+  /** Sim time the simulator started (switch history before it follows the loads' timers). */
+  since: number;
+  /** `at` of every recorded switch change, in the order recorded: invalidates cached days. */
+  switchChanges: number[];
   modbus?: { changeAt: number; before: 'PMC-220'; after: 'PMC-340B' };
   outages: OutageWindow[];
   /** Sim time of the last reportNow(), if any. */
