@@ -4,7 +4,7 @@
 // simulator's clock: every 30 s of simulated time the clock steps and the example evaluates (as its
 // 30 s interval would). Prints switchings per load per day, the share of solar used on site with and
 // without the control, requests per day, and every PATCH that came within a hold time (must be 0).
-// Options (env): DAYS (default 7), START (ISO date-time, default 2026-01-05T00:00+11:00, a Monday in summer).
+// Options (env): DAYS (default 7), START (ISO date-time, default 2026-10-05T00:00+11:00, a Monday in spring).
 const path = require('node:path');
 const helper = require('node-red-node-test-helper');
 const { startSimulator, SIM_KEYS, SIM_DEVICES } = require('../dist/simulator');
@@ -15,7 +15,7 @@ helper.init(require.resolve('node-red'));
 const DEV = SIM_DEVICES.switch6M3SW;
 const STEP_S = 30;
 const DAYS = Number(process.env.DAYS) || 7;
-const START_S = Math.floor(Date.parse(process.env.START || '2026-01-05T00:00:00+11:00') / 1000);
+const START_S = Math.floor(Date.parse(process.env.START || '2026-10-05T00:00:00+11:00') / 1000);
 const END_S = START_S + DAYS * 86400;
 const CHANNEL = { grid: 0, solar: 1 };
 

@@ -3,102 +3,28 @@
 // the nodes read time through `energyApi.now` (the simulator's clock), evaluations are triggered by
 // msg.payload "evaluate" (interval 0), and the clock moves only when a test steps it.
 const assert = require('node:assert/strict');
-const path = require('node:path');
-const { helper, startSimulator, NODE_RED_MAJOR, nodeFile, apiConfig, startServer, stopServer, load, loggedText, assertNoKey } = require('../support/env');
-const { SIM_DEVICES } = require('../../dist/simulator');
+const { helper, load, loggedText, assertNoKey } = require('../support/env');
+const { DEV, NODES, sleep, until, coreNode, useLoadControlSuite } = require('./energy-load-control-fixtures');
 
-const DEV = SIM_DEVICES.switch6M3SW;
-const S1 = `${DEV}_S1`; // starts closed
-const S3 = `${DEV}_S3`; // starts open
+const S1 = `${DEV}_S1`; // the solar home's switches all start open
+const S3 = `${DEV}_S3`;
 const T0 = Date.UTC(2026, 0, 15, 2, 0, 0) / 1000; // a multiple of 30 s: the device reports at T0 + 30, + 60…
-/** A core node module (inject, debug, comment) of the Node-RED the tests run on. */
-const coreNode = (file) => require(require.resolve(`@node-red/nodes/core/common/${file}.js`, {
-  paths: [path.dirname(require.resolve(`${NODE_RED_MAJOR === '5' ? 'node-red-5' : 'node-red'}/package.json`))],
-}));
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const ALWAYS_ON = { mode: 'threshold', onAbove: -1e6, offBelow: -1e6 - 1 };
 const ALWAYS_OFF = { mode: 'threshold', onAbove: 1e6, offBelow: 1e6 };
 const STEADY = { mode: 'threshold', onAbove: 1e6, offBelow: -1e6 };
 
 describe('energy-load-control (Node-RED, simulator clock)', function () {
   this.timeout(20000);
-  let sim;
-  const nodes = [nodeFile('energy-api'), nodeFile('energy-load-control')];
-
-  before(async function () {
-    sim = await startSimulator({ port: 0, now: T0 });
-    helper.settings({ energyApi: { now: () => sim.control.now() * 1000 } });
-  });
-  before(function (done) { startServer(done); });
-  after(async function () {
-    await stopServer();
-    helper.settings({});
-    await sim.close();
-  });
-  // The per-second limit is counted in real time but a 429 pause would be waited out on the frozen
-  // clock: the key gets room enough that these tests never meet it.
-  beforeEach(function () { sim.control.reset(); sim.control.setLimits({ tps: 100 }); });
-  afterEach(async function () { await helper.unload(); });
-
+  const f = useLoadControlSuite(T0);
+  const nodes = NODES;
   const lc = (id, props) => ({
     id, type: 'energy-load-control', api: 'api', deviceId: DEV, switchId: S3, interval: 0, window: 120,
-    minOn: 0, minOff: 0, staleAfter: 3600, wires: [[`d-${id}`], [`e-${id}`]], ...props,
+    minOn: 0, minOff: 0, staleAfter: 3600, ...props,
   });
-
-  // Node ids differ per test: a load remembers its hold times per node id across redeploys.
-  let serial = 0;
-  /** Loads the load-control nodes, a helper on each output and a Catch; records everything they send. */
-  async function setup(...loadNodes) {
-    return setupWithKey(sim.keys.full, ...loadNodes);
-  }
-
-  async function setupWithKey(key, ...loadNodes) {
-    serial += 1;
-    const api = apiConfig(sim, key, { tps: 100 });
-    const named = loadNodes.map((n) => ({ ...n, id: `${n.id}-${serial}`, wires: [[`d-${n.id}`], [`e-${n.id}`]] }));
-    const flow = [api.node, ...named, { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] }, { id: 'caught', type: 'helper' }];
-    for (const n of loadNodes) flow.push({ id: `d-${n.id}`, type: 'helper' }, { id: `e-${n.id}`, type: 'helper' });
-    await load(nodes, flow, api.credentials);
-    return watch(flow, loadNodes.map((n) => n.id));
-  }
-
-  function watch(flow, ids) {
-    const ctx = { flow, ids, real: {}, decisions: {}, evaluations: {}, statuses: {}, caught: [] };
-    for (const id of ids) {
-      ctx.real[id] = `${id}-${serial}`;
-      ctx.decisions[id] = [];
-      ctx.evaluations[id] = [];
-      ctx.statuses[id] = [];
-      helper.getNode(`d-${id}`).on('input', (msg) => ctx.decisions[id].push(msg));
-      helper.getNode(`e-${id}`).on('input', (msg) => ctx.evaluations[id].push(msg));
-      helper.getNode(ctx.real[id]).on('call:status', (call) => ctx.statuses[id].push(call.args[0]));
-    }
-    helper.getNode('caught').on('input', (msg) => ctx.caught.push(msg));
-    return ctx;
-  }
-
-  async function until(condition, what, ms = 10000) {
-    const end = Date.now() + ms;
-    while (!condition()) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await sleep(10);
-    }
-  }
-
-  /** Sends `msg` to the first node and waits until every node has evaluated once more. */
-  async function tick(ctx, msg = { payload: 'evaluate' }, to = ctx.ids[0]) {
-    const counts = ctx.ids.map((id) => ctx.evaluations[id].length);
-    helper.getNode(ctx.real[to]).receive(msg);
-    await until(() => ctx.ids.every((id, i) => ctx.evaluations[id].length > counts[i]), 'an evaluation of every node');
-    await sleep(20);
-  }
-
-  const step = (seconds) => sim.control.setClock({ advance: seconds });
-  const patches = () => sim.control.log().filter((r) => r.method === 'PATCH');
-  const energyReads = () => sim.control.log().filter((r) => r.path.includes('/short-energy/'));
-  const deviceReads = () => sim.control.log().filter((r) => r.method === 'GET' && r.path.endsWith(`/devices/${DEV}`));
-  const lastEval = (ctx, id) => ctx.evaluations[id][ctx.evaluations[id].length - 1];
-  const lastStatus = (ctx, id) => ctx.statuses[id][ctx.statuses[id].length - 1];
+  const setup = (...loadNodes) => f.setup(undefined, ...loadNodes);
+  const setupWithKey = (key, ...loadNodes) => f.setup(key, ...loadNodes);
+  const { tick, step, patches, energyReads, deviceReads, lastEval, lastStatus } = f;
+  const watch = (...args) => f.watch(...args);
 
   it('several loads of one device share one short-energy read per evaluation; switch states are read once, then every 5 min', async function () {
     const ctx = await setup(lc('a', { ...STEADY, switchId: S1 }), lc('b', { ...STEADY, switchId: `${DEV}_S2` }), lc('c3', { ...STEADY, switchId: S3 }), lc('d', { ...STEADY, switchId: S3, mode: 'surplus', loadPower: 1000 }));
@@ -114,7 +40,7 @@ describe('energy-load-control (Node-RED, simulator clock)', function () {
       assert.equal(typeof ev.payload, 'number', 'chart-ready payload');
       assert.equal(ev.topic, id === 'a' ? S1 : id === 'b' ? `${DEV}_S2` : S3, 'topic: the switch (the node has no name)');
     }
-    assert.equal(lastEval(ctx, 'a').state, 'on', 'S1 is closed on the device');
+    assert.equal(lastEval(ctx, 'a').state, 'off', 'S1 is open on the device');
     assert.equal(lastEval(ctx, 'b').state, 'off');
     const q = energyReads()[0].query;
     assert.equal(Number(q.toTs) - Number(q.fromTs), 120, 'the window, read once');
@@ -142,12 +68,12 @@ describe('energy-load-control (Node-RED, simulator clock)', function () {
     assert.equal(confirmed.after, 30);
     assert.equal(lastEval(ctx, 'a').state, 'on');
     assert.match(lastStatus(ctx, 'a').text, /on · energy-load-control\.status\.onAbove/);
-    assertNoKey(sim.keys.full, loggedText(), ctx.decisions, ctx.evaluations);
+    assertNoKey(f.sim.keys.full, loggedText(), ctx.decisions, ctx.evaluations);
   });
 
   it('a change that the device does not pick up times out; nothing is sent while the device still shows it pending', async function () {
     const ctx = await setup(lc('a', ALWAYS_ON));
-    sim.control.setOutage(DEV, { from: T0 + 1, to: T0 + 3600 });
+    f.sim.control.setOutage(DEV, { from: T0 + 1, to: T0 + 3600 });
     await tick(ctx);
     for (let i = 0; i < 7; i += 1) {
       step(30);
@@ -162,15 +88,15 @@ describe('energy-load-control (Node-RED, simulator clock)', function () {
   it('a change made elsewhere is adopted, not fought', async function () {
     const ctx = await setup(lc('a', { ...STEADY, switchId: S1, minOn: 600 }));
     await tick(ctx);
-    assert.equal(lastEval(ctx, 'a').state, 'on');
+    assert.equal(lastEval(ctx, 'a').state, 'off');
     const client = helper.getNode('api').client;
-    await client.updateDevice(DEV, { switches: [{ id: S1, state: 'open' }] });
+    await client.updateDevice(DEV, { switches: [{ id: S1, state: 'closed' }] });
     step(300);
     await tick(ctx);
     const adopted = ctx.decisions.a.find((m) => m.outcome === 'adopted');
-    assert.equal(adopted.payload, 'off');
+    assert.equal(adopted.payload, 'on');
     assert.equal(adopted.reason, 'external');
-    assert.equal(lastEval(ctx, 'a').state, 'off');
+    assert.equal(lastEval(ctx, 'a').state, 'on');
     assert.equal(patches().length, 1, 'only the change made elsewhere');
   });
 
@@ -214,7 +140,7 @@ describe('energy-load-control (Node-RED, simulator clock)', function () {
   });
 
   it('a refused PATCH is reported as failed, warned once, shown red, and tried again at the next decision', async function () {
-    const ctx = await setupWithKey(sim.keys.writeNoSwitch, lc('a', ALWAYS_ON));
+    const ctx = await setupWithKey(f.sim.keys.writeNoSwitch, lc('a', ALWAYS_ON));
     for (let i = 0; i < 3; i += 1) {
       await tick(ctx);
       step(30);
@@ -224,7 +150,7 @@ describe('energy-load-control (Node-RED, simulator clock)', function () {
     assert.equal(lastStatus(ctx, 'a').fill, 'red');
     const warnings = helper.log().args.filter((a) => a[0].level === helper.log().WARN && /switching is not permitted|403/.test(String(a[0].msg)));
     assert.equal(warnings.length, 1, 'warned once');
-    assertNoKey(sim.keys.writeNoSwitch, loggedText(), ctx.decisions);
+    assertNoKey(f.sim.keys.writeNoSwitch, loggedText(), ctx.decisions);
   });
 
   it('a dry run decides and reports but sends no PATCH', async function () {
@@ -261,8 +187,8 @@ describe('energy-load-control (Node-RED, simulator clock)', function () {
   });
 
   it('stale data applies the fail-safe and says so', async function () {
-    const ctx = await setup(lc('a', { ...STEADY, switchId: S1, staleAfter: 60, failSafe: 'open' }));
-    sim.control.setOutage(DEV, { from: T0, to: T0 + 3600 });
+    const ctx = await setup(lc('a', { ...STEADY, switchId: S1, staleAfter: 60, failSafe: 'closed' }));
+    f.sim.control.setOutage(DEV, { from: T0, to: T0 + 3600 });
     step(30);
     await tick(ctx);
     assert.equal(patches().length, 0);
@@ -271,19 +197,19 @@ describe('energy-load-control (Node-RED, simulator clock)', function () {
     assert.equal(lastEval(ctx, 'a').stale, true);
     assert.equal(patches().length, 1);
     assert.equal(ctx.decisions.a[0].reason, 'failSafe');
-    assert.equal(ctx.decisions.a[0].payload, 'off');
+    assert.equal(ctx.decisions.a[0].payload, 'on');
     assert.match(lastStatus(ctx, 'a').text, /status\.failSafe/);
   });
 
   for (const name of ['Switch a load on a power threshold', 'Hot water on solar surplus', 'Three loads by priority on solar surplus', 'Peak limit - shed loads above a site limit']) {
     it(`example "${name}" deploys, evaluates and reports without errors`, async function () {
       const example = require(`../../examples/${name}.json`);
-      const flow = example.map((n) => (n.type === 'energy-api' ? { ...n, baseUrl: sim.baseUrl, tps: 100 } : n));
+      const flow = example.map((n) => (n.type === 'energy-api' ? { ...n, baseUrl: f.sim.baseUrl, tps: 100 } : n));
       assert.match(flow[0].name, /load|surplus|limit|threshold/i, 'opens with its comment');
       const loads = flow.filter((n) => n.type === 'energy-load-control');
       const evaluations = [];
       const tab = { id: loads[0].z, type: 'tab', label: name };
-      await load([...nodes, ...['20-inject', '21-debug', '90-comment'].map(coreNode)], [tab, ...flow], { '4e3a9c2f10d0c0f1': { apiKey: sim.keys.full } });
+      await load([...nodes, ...['20-inject', '21-debug', '90-comment'].map(coreNode)], [tab, ...flow], { '4e3a9c2f10d0c0f1': { apiKey: f.sim.keys.full } });
       const statuses = [];
       for (const n of loads) {
         helper.getNode(n.id).on('call:status', (call) => statuses.push(call.args[0]));
