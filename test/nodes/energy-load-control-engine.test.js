@@ -156,6 +156,18 @@ describe('energy-load-control engine (pure)', function () {
     assert.equal(out.get('pool').signal, 400);
   });
 
+  it('a dry run takes nothing from the other loads, and loads measured on one channel count once', function () {
+    const at = T0 + 600 * S;
+    const real = { id: 'pool', settings: settings({ loadChannel: 2, loadPower: 1100, priority: 2 }), memory: { state: 'off' } };
+    const paper = { id: 'hot', settings: settings({ loadChannel: 1, loadPower: 3600, priority: 1, dryRun: true }), memory: { state: 'on', since: T0 } };
+    const out = evaluateGroup([paper, real], { entries: [entry(at, [-2000, 0, 0])], startedAt: T0 }, at);
+    assert.equal(out.get('pool').signal, 2000, 'the dry-run hot water, on only on paper, holds none of it');
+    assert.equal(out.get('pool').switchTo, 'on');
+    const twin = { ...real, id: 'pool2', settings: { ...real.settings, priority: 3 } };
+    const both = evaluateGroup([{ ...real, memory: { state: 'on', since: T0 } }, { ...twin, memory: { state: 'on', since: T0 } }], { entries: [entry(at, [-500, 0, 1100])], startedAt: T0 }, at);
+    assert.equal(both.get('pool').signal, 1600, 'export 500 + the pool pump\'s 1100 W, counted once');
+  });
+
   it('peak: the lowest priority is shed first, and loads come back highest first', function () {
     const a = { id: 'a', settings: settings({ mode: 'peak', limit: 5000, margin: 200, loadChannel: 1, loadPower: 1500, priority: 1 }) };
     const b = { id: 'b', settings: settings({ mode: 'peak', limit: 5000, margin: 200, loadChannel: 2, loadPower: 1500, priority: 2 }) };
