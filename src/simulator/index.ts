@@ -29,6 +29,8 @@ export interface SimulatorOptions {
   seed?: number;
   /** Share of short energy entries lost as UDP delivery loses them, 0..1; default 0.03. */
   shortLoss?: number;
+  /** JSON file that keeps PATCHed values, switch states and switch history across restarts; without it, start fresh. */
+  stateFile?: string;
 }
 
 export interface Simulator {
@@ -63,6 +65,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     control: state,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        state.persist();
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();
       }),

@@ -7,6 +7,8 @@ export type HeaderStyle = 'live' | 'spec' | 'both';
 export interface LoggedRequest {
   /** Date.now() (real ms) when the request was received. */
   at: number;
+  /** The sim clock (unix seconds, fractional while running) when the request was received. */
+  simNow: number;
   method: string;
   path: string;
   query: Record<string, string>;
@@ -14,6 +16,8 @@ export interface LoggedRequest {
   status: number;
   /** Last 5 characters of the bearer key; '' when none was sent. */
   key5: string;
+  /** The request body (parsed JSON, or the raw text) when one was sent, e.g. PATCH bodies. */
+  body?: unknown;
 }
 
 export interface ClockSettings {

@@ -18,8 +18,8 @@ export function weatherOf(seed: number, site: number, loc: Location, localDay: n
   const summer = summerness(loc, t);
   const u = noise(seed, site ^ SALT, localDay);
   // Summer is clearer than winter.
-  const clearChance = 0.42 + 0.25 * summer;
-  const sky: Sky = u < clearChance ? 'clear' : u < clearChance + 0.3 ? 'broken cloud' : 'cloudy';
+  const clearChance = 0.35 + 0.2 * summer;
+  const sky: Sky = u < clearChance ? 'clear' : u < clearChance + 0.33 ? 'broken cloud' : 'cloudy';
   const tropics = 1 - Math.min(1, Math.abs(loc.latitude) / 60);
   const meanMax = 12 + 14 * summer + 10 * tropics;
   const skyShift = sky === 'clear' ? 2.5 : sky === 'cloudy' ? -3 : 0;
