@@ -29,7 +29,7 @@ async function until(condition, what, ms = 10000) {
  * clock: the key gets room enough that these tests never meet it.
  */
 function useLoadControlSuite(startAt) {
-  const f = { sim: undefined, serial: 0, stamps: [] };
+  const f = { sim: undefined, serial: 0 };
   before(async function () {
     f.sim = await startSimulator({ port: 0, now: startAt });
     helper.settings({ energyApi: { now: () => f.sim.control.now() * 1000 } });
@@ -40,7 +40,7 @@ function useLoadControlSuite(startAt) {
     helper.settings({});
     await f.sim.close();
   });
-  beforeEach(function () { f.sim.control.reset(); f.sim.control.setLimits({ tps: 100 }); f.stamps = []; });
+  beforeEach(function () { f.sim.control.reset(); f.sim.control.setLimits({ tps: 100 }); });
   afterEach(async function () { await helper.unload(); });
 
   /** Loads the load-control nodes (ids made unique per test: a load remembers its holds per node id), a helper on each output, a Catch. */
@@ -71,7 +71,6 @@ function useLoadControlSuite(startAt) {
 
   /** Sends `msg` to one node (the first by default) and waits until every node has evaluated once more. */
   f.tick = async (ctx, msg = { payload: 'evaluate' }, to = ctx.ids[0]) => {
-    f.stamps.push({ from: f.sim.control.log().length, simNow: f.sim.control.now() });
     const counts = ctx.ids.map((id) => ctx.evaluations[id].length);
     helper.getNode(ctx.real[to]).receive(msg);
     await until(() => ctx.ids.every((id, i) => ctx.evaluations[id].length > counts[i]), 'an evaluation of every node');
@@ -91,16 +90,10 @@ function useLoadControlSuite(startAt) {
   f.patches = () => f.sim.control.log().filter((r) => r.method === 'PATCH');
   f.energyReads = () => f.sim.control.log().filter((r) => r.path.includes('/short-energy/'));
   f.deviceReads = () => f.sim.control.log().filter((r) => r.method === 'GET' && r.path.endsWith(`/devices/${DEV}`));
-  /**
-   * The PATCHes of the simulator's request log with their time on the simulator's clock: the log's own
-   * sim time when it records one, else the frozen time of the tick that sent them.
-   */
-  f.patchLog = () => f.sim.control.log().flatMap((r, i) => {
-    if (r.method !== 'PATCH') return [];
-    const own = r.simNow ?? r.simAt ?? r.simTime;
-    const stamp = [...f.stamps].reverse().find((s) => s.from <= i);
-    return [{ ...r, simNow: typeof own === 'number' ? Math.floor(own) : stamp?.simNow }];
-  });
+  /** The switch changes in the simulator's request log: its sim time (s), switch and state, from the PATCH bodies. */
+  f.patchLog = () => f.sim.control.log().filter((r) => r.method === 'PATCH').flatMap((r) => (r.body?.switches ?? []).map((sw) => ({
+    simNow: Math.floor(r.simNow), switchId: sw.id, state: sw.state,
+  })));
   f.lastEval = (ctx, id) => ctx.evaluations[id][ctx.evaluations[id].length - 1];
   f.lastStatus = (ctx, id) => ctx.statuses[id][ctx.statuses[id].length - 1];
   return f;

@@ -20,7 +20,7 @@ describe('energy-load-control on the solar home (Node-RED, stepped simulator clo
     id, type: 'energy-load-control', api: 'api', deviceId: DEV, mode: 'surplus', interval: 0, window: 300, margin: 200,
     minOn: 0, minOff: 0, staleAfter: 900, ...props,
   });
-  /** Changes of switch `n` the simulator received, as [sim seconds, state] in order (from the node's decisions when the log has no bodies). */
+  /** The node's decisions that sent a PATCH. */
   const sent = (ctx, id) => ctx.decisions[id].filter((m) => m.outcome === 'sent');
 
   it('surplus counting the load\'s own draw does not ping-pong; the naive export comparison flaps on the same site and hours', async function () {
@@ -60,30 +60,27 @@ describe('energy-load-control on the solar home (Node-RED, stepped simulator clo
   it('minOn and minOff are honoured to the second in the simulator\'s PATCH log, and maxOff forces the load on', async function () {
     // The afternoon: the surplus fades with passing clouds, so the pool pump wants to change before its holds end.
     f.sim.control.setClock({ now: at(14) });
-    const ctx = await f.setup(undefined, lc('pool', { ...POOL, minOn: 1800, minOff: 900, window: 120, margin: 0 }), lc('hw', { ...HOT_WATER, priority: 2, maxOff: 3600 * 2, minOn: 600 }));
+    const ctx = await f.setup(undefined, lc('pool', { ...POOL, minOn: 1800, minOff: 900, window: 120, margin: 0 }), lc('hw', { ...HOT_WATER, priority: 2, maxOff: 3600 * 2, minOn: 600, minOff: 300 }));
     await f.run(ctx, at(18), 60);
     const log = f.patchLog();
-    const pool = sent(ctx, 'pool');
-    const hw = sent(ctx, 'hw');
-    assert.equal(log.length, pool.length + hw.length, 'every PATCH is a decision of the two nodes');
-    // The log gives the times; the decisions, sent in the same order, say which load and which way.
-    const decisions = [...pool.map((m) => ({ ...m, load: 'pool' })), ...hw.map((m) => ({ ...m, load: 'hw' }))].sort((a, b) => a.timestamp - b.timestamp);
-    decisions.forEach((d, i) => assert.equal(log[i].simNow * 1000, d.timestamp, 'decision and PATCH at the same second'));
-    const poolTimes = log.filter((_, i) => decisions[i].load === 'pool').map((r) => r.simNow);
+    assert.equal(log.length, sent(ctx, 'pool').length + sent(ctx, 'hw').length, 'every PATCH is a decision of the two nodes');
+    const pool = log.filter((p) => p.switchId === S(2));
     assert.ok(pool.length >= 3, `the pool pump switched ${pool.length} times`);
+    assert.deepEqual(pool.map((p) => p.simNow * 1000), sent(ctx, 'pool').map((m) => m.timestamp), 'the PATCHes went at the decisions\' seconds');
     let exact = 0;
     for (let i = 1; i < pool.length; i += 1) {
-      const held = poolTimes[i] - poolTimes[i - 1];
-      const min = pool[i - 1].payload === 'on' ? 1800 : 900;
-      assert.ok(held >= min, `pool pump ${pool[i - 1].payload} held ${held} s < ${min} s`);
+      const held = pool[i].simNow - pool[i - 1].simNow;
+      const min = pool[i - 1].state === 'closed' ? 1800 : 900;
+      assert.ok(held >= min, `pool pump ${pool[i - 1].state} held ${held} s < ${min} s`);
       if (held === min) exact += 1;
     }
     assert.ok(exact >= 1, 'at least once the change came the second the hold ended');
     // Hot water: off since the first evaluation at 14:00; maxOff 2 h forces it on at 16:00 exactly unless surplus came first.
-    assert.equal(hw[0].payload, 'on');
-    const hwFirst = log[decisions.findIndex((d) => d.load === 'hw')].simNow;
-    if (hw[0].reason === 'maxOff') assert.equal(hwFirst, at(16));
-    else assert.ok(hwFirst <= at(16), `on by surplus before maxOff: ${hw[0].reason}`);
+    const hw = log.filter((p) => p.switchId === S(1));
+    assert.equal(hw[0].state, 'closed');
+    if (sent(ctx, 'hw')[0].reason === 'maxOff') assert.equal(hw[0].simNow, at(16));
+    else assert.ok(hw[0].simNow <= at(16), `on by surplus before maxOff: ${sent(ctx, 'hw')[0].reason}`);
+    for (let i = 1; i < hw.length; i += 1) assert.ok(hw[i].simNow - hw[i - 1].simNow >= (hw[i - 1].state === 'closed' ? 600 : 300));
   });
 
   it('three loads share one read per evaluation; surplus goes by priority and a full tank holds none', async function () {
