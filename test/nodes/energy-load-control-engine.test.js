@@ -4,6 +4,7 @@ const assert = require('node:assert/strict');
 const { evaluateGroup } = require('../../dist/nodes/energy-load-control/group');
 const { averagePower, channelIndex } = require('../../dist/nodes/energy-load-control/signal');
 const { parseCommand } = require('../../dist/nodes/energy-load-control/command');
+const { parseDef, resolveSettings } = require('../../dist/nodes/energy-load-control/settings');
 
 const T0 = 1_767_225_600_000; // node-clock ms, 2026-01-01T00:00Z
 const S = 1000;
@@ -201,6 +202,27 @@ describe('energy-load-control engine (pure)', function () {
     const hold = evaluateGroup([{ id: 'a', settings: { ...s, failSafe: 'hold' }, memory: { state: 'on', since: T0 } }], { entries: [], startedAt: T0 }, T0 + 121 * S).get('a');
     assert.equal(hold.reason, 'stale');
     assert.equal(hold.switchTo, undefined);
+  });
+
+  it('checks the properties: defaults, the Grid connect channel by category, clear refusals', function () {
+    const dev = 'D6S0000000002';
+    const device = { id: dev, channels: [{ categoryId: 5 }, { categoryId: 1 }, { categoryId: 6 }], switches: [] };
+    const parsed = parseDef({ deviceId: dev, switchId: '2', mode: 'surplus', loadChannel: `${dev}_C3` });
+    assert.equal(parsed.switchId, `${dev}_S2`);
+    assert.equal(parsed.switchDeviceId, dev);
+    assert.equal(parsed.intervalS, 30);
+    const resolved = resolveSettings(parsed, device);
+    assert.deepEqual([resolved.channels, resolved.loadChannel, resolved.windowS, resolved.failSafe], [[1], 2, 300, 'hold']);
+    assert.deepEqual(resolveSettings(parseDef({ deviceId: dev, switchId: '1', channels: '1, 3' }), device).channels, [0, 2]);
+    assert.throws(() => resolveSettings(parseDef({ deviceId: dev, switchId: '1', channels: '7' }), device), /does not exist/);
+    assert.throws(() => resolveSettings(parsed, { ...device, channels: [{ categoryId: 5 }] }), /Grid connect/);
+    assert.throws(() => parseDef({ deviceId: dev, switchId: '1', mode: 'peak' }), /limit/);
+    assert.throws(() => parseDef({ deviceId: dev, switchId: '1', mode: 'threshold', onAbove: 100, offBelow: 200 }), /hysteresis/);
+    assert.throws(() => parseDef({ deviceId: dev, switchId: '1', interval: 2 }), /at least 5 s/);
+    assert.throws(() => parseDef({ deviceId: dev, switchId: '1', mode: 'boost' }), /threshold, surplus or peak/);
+    assert.throws(() => parseDef({ deviceId: dev, switchId: '', mode: 'surplus' }), /no switch/);
+    assert.throws(() => parseDef({ switchId: '1' }), /no device id/);
+    assert.throws(() => parseDef({ deviceId: dev, switchId: '1', minOn: -5 }), /minOn/);
   });
 
   it('reads commands: on/off with or without a duration, auto, evaluate; refuses anything else', function () {

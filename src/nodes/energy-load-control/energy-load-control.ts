@@ -1,5 +1,5 @@
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
-import { checkDeviceId, EnergyApiError, type Device } from '../../api/index.js';
+import type { Device } from '../../api/index.js';
 import { nodeClock } from '../shared/clock.js';
 import { shortReason, toError } from '../shared/errors.js';
 import { FlowNodeRuntime, isAborted, type FlowNodeDef } from '../shared/flow-node.js';
@@ -24,13 +24,9 @@ export = function (RED: NodeAPI): void {
     const rt = new FlowNodeRuntime(RED, node, def);
     const clock = nodeClock(RED);
     const store = persistentStore(RED);
-    const deviceIdOf = (raw: unknown): string => {
-      if (raw === undefined || raw === null || raw === '') throw EnergyApiError.invalid('no device id: choose the device that measures the site');
-      return checkDeviceId(String(raw));
-    };
     let parsed: ParsedDef;
     try {
-      parsed = parseDef(def, deviceIdOf);
+      parsed = parseDef(def);
     } catch (err) {
       rt.error(err);
       node.error(toError(err).message);

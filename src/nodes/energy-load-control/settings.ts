@@ -1,4 +1,4 @@
-import { EnergyApiError, type Device } from '../../api/index.js';
+import { checkDeviceId, EnergyApiError, type Device } from '../../api/index.js';
 import { switchIdFor } from '../energy-switch-control/command.js';
 import { channelIndex } from './signal.js';
 import type { FailSafe, LoadSettings, Mode } from './types.js';
@@ -60,8 +60,13 @@ function list(raw: string | undefined): string[] {
   return (raw ?? '').split(/[\s,]+/).filter((s) => s !== '');
 }
 
+function deviceIdOf(raw: unknown): string {
+  if (raw === undefined || raw === null || raw === '') throw EnergyApiError.invalid('no device id: choose the device that measures the site');
+  return checkDeviceId(String(raw));
+}
+
 /** Checks the properties; throws a readable error for anything the node cannot work with. */
-export function parseDef(def: LoadControlDef, deviceIdOf: (raw: unknown) => string): ParsedDef {
+export function parseDef(def: LoadControlDef): ParsedDef {
   const deviceId = deviceIdOf(def.deviceId);
   const switchDeviceId = def.switchDeviceId ? deviceIdOf(def.switchDeviceId) : deviceId;
   const switchId = switchIdFor(switchDeviceId, def.switchId);
