@@ -73,7 +73,7 @@
     function update() {
       var interval = Number($(intervalInput).val());
       if (!interval || interval <= 0) return $hint.hide();
-      var perDay = Math.ceil(86400 / interval) * (requestsPerPoll ? requestsPerPoll() : 1);
+      var perDay = Math.round(Math.ceil(86400 / interval) * (requestsPerPoll ? requestsPerPoll() : 1));
       var tpd = Number((RED.nodes.node(configId(apiSelector) || '') || {}).tpd) || 10000;
       var text = t('cost.perDay', { interval: interval, requests: perDay, share: Math.round((perDay / tpd) * 1000) / 10, tpd: tpd });
       if (perDay > tpd) text += ' ' + t('cost.tooMuch');

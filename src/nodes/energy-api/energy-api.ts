@@ -2,6 +2,7 @@ import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { EnergyApiClient, isEnergyApiError, type KeyStatus, type RateLimitState } from '../../api/index.js';
 import type { EnergyApiConfigNode } from '../shared/config-types.js';
 import { registerAdminRoutes } from './admin-routes.js';
+import { nodeClock } from '../shared/clock.js';
 
 interface EnergyApiDef extends NodeDef {
   baseUrl: string;
@@ -49,6 +50,7 @@ export = function (RED: NodeAPI): void {
         apiKey,
         tps: Number(def.tps) || undefined,
         tpd: Number(def.tpd) || undefined,
+        now: nodeClock(RED),
       });
       node.client.on('keyStatus', (status: KeyStatus) => {
         lastKey = status;

@@ -1,0 +1,148 @@
+import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
+import type { Device } from '../../api/index.js';
+import { nodeClock } from '../shared/clock.js';
+import { shortReason, toError } from '../shared/errors.js';
+import { FlowNodeRuntime, isAborted, type FlowNodeDef } from '../shared/flow-node.js';
+import { switchToControl } from '../energy-switch-control/command.js';
+import { parseCommand } from './command.js';
+import { forgetMemory, loadMemory, persistentStore, saveMemory } from './persist.js';
+import { decisionMsg, evaluationMsg, outcomeMsg, statusOf, type LoadIds, type StatusWords } from './report.js';
+import { parseDef, resolveSettings, type LoadControlDef, type ParsedDef } from './settings.js';
+import { siteGroup, type SiteMember } from './site.js';
+import type { Evaluation, LoadMemory, LoadSettings, SwitchReading } from './types.js';
+
+interface LoadControlMsg extends NodeMessageInFlow {
+  duration?: unknown;
+}
+
+const toLoad = (state: string): 'on' | 'off' => (state === 'closed' ? 'on' : 'off');
+
+export = function (RED: NodeAPI): void {
+  function EnergyLoadControlNode(this: Node, def: LoadControlDef & FlowNodeDef): void {
+    RED.nodes.createNode(this, def);
+    const node = this;
+    const rt = new FlowNodeRuntime(RED, node, def);
+    const clock = nodeClock(RED);
+    const store = persistentStore(RED);
+    let parsed: ParsedDef;
+    try {
+      parsed = parseDef(def);
+    } catch (err) {
+      rt.error(err);
+      node.error(toError(err).message);
+      rt.onInput(async () => { throw err; });
+      return;
+    }
+    node.on('close', (removed: boolean, done: () => void) => {
+      if (removed) forgetMemory(node);
+      done();
+    });
+    const ids: LoadIds = { topic: def.name || parsed.switchId, deviceId: parsed.deviceId, switchDeviceId: parsed.switchDeviceId, switchId: parsed.switchId, mode: parsed.settings.mode };
+    let memory: LoadMemory = {};
+    const ready = loadMemory(node, store).then((m) => { memory = { ...m, ...memory }; });
+    let settings: LoadSettings | undefined;
+    let lastProblem: string | undefined;
+    /** Node-clock ms of the last failure, so the evaluation of the same cycle leaves its red status alone. */
+    let problemAt: number | undefined;
+    const words: StatusWords = (key, values) => RED._(`energy-load-control.status.${key}`, values);
+    const send = (out: Array<NodeMessage | null>): void => { if (!rt.closed) node.send(out); };
+
+    function problem(err: unknown): void {
+      if (rt.closed || isAborted(err)) return;
+      rt.error(err);
+      const text = toError(err).message;
+      // Warned once per distinct problem, not at every evaluation while it lasts.
+      if (text !== lastProblem) node.warn(text);
+      lastProblem = text;
+      problemAt = clock();
+    }
+
+    function remember(next: LoadMemory): void {
+      if (JSON.stringify(next) !== JSON.stringify(memory)) saveMemory(node, store, next);
+      memory = next;
+    }
+
+    const member: SiteMember = {
+      id: node.id,
+      switchDeviceId: parsed.switchDeviceId,
+      intervalS: parsed.intervalS,
+      windowS: parsed.settings.windowS,
+      needsSwitchRead: () => memory.state === undefined || memory.pending !== undefined,
+      input(measuring, switchDevice) {
+        try {
+          settings ??= measuring ? resolveSettings(parsed, measuring) : undefined;
+          if (!settings) return undefined;
+          let reading: SwitchReading | undefined;
+          if (switchDevice) {
+            const sw = switchToControl(switchDevice, parsed.switchId);
+            reading = { state: toLoad(sw.state), pending: sw.pending?.state ? toLoad(sw.pending.state) : undefined };
+          }
+          return { id: node.id, settings, memory, reading };
+        } catch (err) {
+          problem(err);
+          return undefined;
+        }
+      },
+      async apply(evaluation, device) {
+        if (rt.closed || !settings) return undefined;
+        // The override belongs to the msgs: one that arrived during this evaluation wins over the evaluation's copy.
+        const override = memory.override?.until !== undefined && memory.override.until <= evaluation.at ? undefined : memory.override;
+        remember({ ...evaluation.memory, override });
+        for (const outcome of evaluation.outcomes) send([outcomeMsg(ids, evaluation, outcome), null]);
+        const patched = evaluation.switchTo ? await switchLoad(evaluation, device, settings) : undefined;
+        send([null, evaluationMsg(ids, evaluation, memory)]);
+        // A read or the PATCH failed in this cycle: its red status stays until an evaluation goes through.
+        if (problemAt !== undefined && problemAt >= evaluation.at) return patched;
+        lastProblem = undefined;
+        rt.status(statusOf(evaluation, memory, settings.dryRun, words));
+        return patched;
+      },
+      readFailed: problem,
+    };
+
+    /** Sends the change (or, in a dry run, only reports it); the next evaluations watch it until confirmed or timed out. */
+    async function switchLoad(evaluation: Evaluation, device: Device | undefined, current: LoadSettings): Promise<Device | undefined> {
+      const target = evaluation.switchTo as 'on' | 'off';
+      if (current.dryRun) {
+        remember({ ...memory, state: target, since: evaluation.at });
+        send([decisionMsg(ids, evaluation, target, 'dryRun'), null]);
+        return undefined;
+      }
+      try {
+        const update = { switches: [{ id: parsed.switchId, state: target === 'on' ? ('closed' as const) : ('open' as const) }] };
+        const outcome = await rt.client().updateDevice(parsed.switchDeviceId, update, { device, signal: rt.signal, priority: 'interactive' });
+        remember({ ...memory, pending: { target, at: evaluation.at, reason: evaluation.reason, signal: evaluation.signal } });
+        send([decisionMsg(ids, evaluation, target, 'sent'), null]);
+        return outcome.device;
+      } catch (err) {
+        if (rt.closed || isAborted(err)) return undefined;
+        send([decisionMsg(ids, evaluation, target, 'failed', { error: shortReason(err) }), null]);
+        problem(err);
+        return undefined;
+      }
+    }
+
+    let group: ReturnType<typeof siteGroup> | undefined;
+    try {
+      group = siteGroup(rt.client(), parsed.deviceId, clock);
+      const joined = group;
+      void ready.then(() => { if (!rt.closed) joined.join(member); });
+      rt.onClose(() => joined.leave(member));
+    } catch {
+      // The config node is missing or unusable: FlowNodeRuntime already says so in the status.
+    }
+
+    rt.onInput<LoadControlMsg>(async ({ msg }) => {
+      const command = parseCommand(msg.payload, msg.duration, clock());
+      await ready;
+      if (command.kind === 'override') remember({ ...memory, override: command.override });
+      if (command.kind === 'auto') {
+        const { override: _dropped, ...rest } = memory;
+        remember(rest);
+      }
+      if (group && !rt.closed) await group.evaluate();
+    });
+  }
+
+  RED.nodes.registerType('energy-load-control', EnergyLoadControlNode as unknown as Parameters<NodeAPI['nodes']['registerType']>[1]);
+};

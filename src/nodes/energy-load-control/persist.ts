@@ -1,0 +1,39 @@
+import type { Node, NodeAPI } from 'node-red';
+import type { LoadMemory } from './types.js';
+
+const KEY = 'energyLoadControl';
+/**
+ * Node-RED deletes a node's context on every close unless a context store is configured, so a
+ * redeploy would forget the hold times: the process keeps its own copy per node id as well.
+ */
+const survivors = new Map<string, LoadMemory>();
+
+/** The first context store that survives a restart (Node-RED's localfilesystem), else the default one. */
+export function persistentStore(RED: NodeAPI): string | undefined {
+  const stores = (RED.settings as unknown as { contextStorage?: Record<string, { module?: unknown } | string> }).contextStorage ?? {};
+  for (const [name, store] of Object.entries(stores)) {
+    if (typeof store === 'object' && store?.module === 'localfilesystem') return name;
+  }
+  return undefined;
+}
+
+/** The load's memory as the node's context holds it (last change, override and its end, pending change, learnt power). */
+export function loadMemory(node: Node, store: string | undefined): Promise<LoadMemory> {
+  return new Promise((resolve) => {
+    node.context().get(KEY, store as string, (err: Error | undefined, value: unknown) => {
+      resolve(!err && value && typeof value === 'object' ? (value as LoadMemory) : (survivors.get(node.id) ?? {}));
+    });
+  });
+}
+
+export function saveMemory(node: Node, store: string | undefined, memory: LoadMemory): void {
+  survivors.set(node.id, memory);
+  node.context().set(KEY, memory, store as string, (err?: Error) => {
+    if (err) node.warn(`energy-load-control: could not save its state: ${err.message}`);
+  });
+}
+
+/** A node deleted from the flows takes its memory with it. */
+export function forgetMemory(node: Node): void {
+  survivors.delete(node.id);
+}

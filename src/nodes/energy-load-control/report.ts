@@ -1,0 +1,87 @@
+import type { NodeMessage, NodeStatus } from 'node-red';
+import type { Evaluation, LoadMemory, LoadState, Outcome, Reason } from './types.js';
+
+/** Fields every output message carries, so a flow knows which load spoke. */
+export interface LoadIds {
+  topic: string;
+  deviceId: string;
+  switchDeviceId: string;
+  switchId: string;
+  mode: string;
+}
+
+export type DecisionOutcome = 'sent' | 'confirmed' | 'timedOut' | 'failed' | 'dryRun' | 'adopted';
+
+/** Output 1: a switch decision and how it ended. */
+export function decisionMsg(ids: LoadIds, evaluation: Evaluation, payload: LoadState, outcome: DecisionOutcome, extra: Record<string, unknown> = {}): NodeMessage {
+  return {
+    ...ids,
+    payload,
+    outcome,
+    reason: evaluation.reason,
+    signal: evaluation.signal,
+    onAt: evaluation.onAt,
+    offAt: evaluation.offAt,
+    loadDraw: evaluation.loadDraw,
+    timestamp: evaluation.at,
+    ...extra,
+  } as NodeMessage;
+}
+
+/** Output 1 for what happened to an earlier change (confirmed, timed out) or a change made elsewhere. */
+export function outcomeMsg(ids: LoadIds, evaluation: Evaluation, outcome: Outcome): NodeMessage {
+  if (outcome.kind === 'adopted') return decisionMsg(ids, { ...evaluation, reason: 'steady' }, outcome.state, 'adopted', { reason: 'external' });
+  const { change } = outcome;
+  return decisionMsg(ids, { ...evaluation, reason: change.reason, signal: change.signal }, outcome.target, outcome.kind, {
+    confirmed: outcome.kind === 'confirmed',
+    after: outcome.afterS,
+  });
+}
+
+/** Output 2: every evaluation, chart-ready (payload = the signal, topic = the load). */
+export function evaluationMsg(ids: LoadIds, evaluation: Evaluation, memory: LoadMemory): NodeMessage {
+  return {
+    ...ids,
+    payload: evaluation.signal,
+    signal: evaluation.signal,
+    onAt: evaluation.onAt,
+    offAt: evaluation.offAt,
+    loadDraw: evaluation.loadDraw,
+    state: memory.pending?.target ?? memory.state ?? null,
+    pending: Boolean(memory.pending) || evaluation.pending,
+    stale: evaluation.stale,
+    reason: evaluation.reason,
+    holdLeft: evaluation.holdLeftS,
+    override: memory.override ? { state: memory.override.state, until: memory.override.until ?? null } : null,
+    timestamp: evaluation.at,
+  } as NodeMessage;
+}
+
+function kw(watts: number | null): string {
+  if (watts === null) return '–';
+  return Math.abs(watts) >= 1000 ? `${(watts / 1000).toFixed(1)} kW` : `${Math.round(watts)} W`;
+}
+
+function duration(s: number): string {
+  if (s >= 3600) return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}`;
+  if (s >= 60) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}`;
+  return `${s}s`;
+}
+
+/** Words of the status, from the node's message catalogue: a reason, or override/hold/dryRun. */
+export type StatusWords = (key: Reason | 'override' | 'hold' | 'dryRun', values?: Record<string, string>) => string;
+
+/** Status in a few words: signal · state · reason · hold or override time left. */
+export function statusOf(evaluation: Evaluation, memory: LoadMemory, dryRun: boolean, words: StatusWords): NodeStatus {
+  const state = memory.pending ? `→ ${memory.pending.target}` : (memory.state ?? '?');
+  const parts = [kw(evaluation.signal), state, words(evaluation.reason)];
+  if (memory.override) {
+    const left = memory.override.until === undefined ? '' : duration(Math.max(0, Math.ceil((memory.override.until - evaluation.at) / 1000)));
+    parts[2] = `${words('override', { state: memory.override.state })} ${left}`.trim();
+  } else if (evaluation.holdLeftS > 0) {
+    parts.push(`${words('hold')} ${duration(evaluation.holdLeftS)}`);
+  }
+  if (dryRun) parts.push(words('dryRun'));
+  const fill = evaluation.stale ? 'red' : memory.pending ? 'blue' : memory.override ? 'yellow' : memory.state === 'on' ? 'green' : 'grey';
+  return { fill, shape: memory.state === 'on' ? 'dot' : 'ring', text: parts.join(' · ') };
+}

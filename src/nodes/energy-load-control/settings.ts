@@ -1,0 +1,123 @@
+import { checkDeviceId, EnergyApiError, type Device } from '../../api/index.js';
+import { switchIdFor } from '../energy-switch-control/command.js';
+import { channelIndex } from './signal.js';
+import type { FailSafe, LoadSettings, Mode } from './types.js';
+
+/** The node's properties as the editor saves them (numbers may arrive as text). */
+export interface LoadControlDef {
+  deviceId?: string;
+  switchDeviceId?: string;
+  switchId?: string;
+  mode?: string;
+  channels?: string;
+  loadChannel?: string;
+  loadPower?: string | number;
+  onAbove?: string | number;
+  offBelow?: string | number;
+  margin?: string | number;
+  limit?: string | number;
+  window?: string | number;
+  minOn?: string | number;
+  minOff?: string | number;
+  maxOff?: string | number;
+  priority?: string | number;
+  staleAfter?: string | number;
+  failSafe?: string;
+  dryRun?: boolean;
+  interval?: string | number;
+}
+
+export const DEFAULTS = { margin: 200, window: 300, minOn: 300, minOff: 300, maxOff: 0, priority: 1, staleAfter: 600, interval: 30, failSafe: 'hold' } as const;
+/** How long a switch change may stay pending before it counts as timed out (as energy-switch-control). */
+export const SWITCH_TIMEOUT_S = 180;
+/** Grid connect (spec: import positive, export negative). */
+const GRID_CONNECT = 1;
+const MODES: readonly Mode[] = ['threshold', 'surplus', 'peak'];
+const FAIL_SAFES: readonly FailSafe[] = ['hold', 'open', 'closed'];
+
+/** Everything fixed at deploy: the devices, the switch and the numbers. Channels are resolved against the device later. */
+export interface ParsedDef {
+  deviceId: string;
+  switchDeviceId: string;
+  switchId: string;
+  intervalS: number;
+  channels: string[];
+  loadChannel?: string;
+  settings: Omit<LoadSettings, 'channels' | 'loadChannel'>;
+}
+
+function num(raw: unknown, name: string, fallback: number | undefined, min = 0): number {
+  if (raw === undefined || raw === null || raw === '') {
+    if (fallback === undefined) throw EnergyApiError.invalid(`${name} is required`);
+    return fallback;
+  }
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min) throw EnergyApiError.invalid(`${name} must be a number of at least ${min}, not "${String(raw).slice(0, 20)}"`);
+  return value;
+}
+
+function list(raw: string | undefined): string[] {
+  return (raw ?? '').split(/[\s,]+/).filter((s) => s !== '');
+}
+
+function deviceIdOf(raw: unknown): string {
+  if (raw === undefined || raw === null || raw === '') throw EnergyApiError.invalid('no device id: choose the device that measures the site');
+  return checkDeviceId(String(raw));
+}
+
+/** Checks the properties; throws a readable error for anything the node cannot work with. */
+export function parseDef(def: LoadControlDef): ParsedDef {
+  const deviceId = deviceIdOf(def.deviceId);
+  const switchDeviceId = def.switchDeviceId ? deviceIdOf(def.switchDeviceId) : deviceId;
+  const switchId = switchIdFor(switchDeviceId, def.switchId);
+  if (!switchId) throw EnergyApiError.invalid('no switch: choose the switch this node drives');
+  const mode = (def.mode || 'surplus') as Mode;
+  if (!MODES.includes(mode)) throw EnergyApiError.invalid(`mode must be threshold, surplus or peak, not "${String(def.mode).slice(0, 20)}"`);
+  const failSafe = (def.failSafe || DEFAULTS.failSafe) as FailSafe;
+  if (!FAIL_SAFES.includes(failSafe)) throw EnergyApiError.invalid(`failSafe must be hold, open or closed, not "${String(def.failSafe).slice(0, 20)}"`);
+  const threshold = mode === 'threshold';
+  const onAbove = threshold ? num(def.onAbove, 'onAbove (W)', undefined, -Infinity) : 0;
+  const offBelow = threshold ? num(def.offBelow, 'offBelow (W)', undefined, -Infinity) : 0;
+  if (threshold && offBelow > onAbove) throw EnergyApiError.invalid(`offBelow (${offBelow} W) must not be above onAbove (${onAbove} W): the gap between them is the hysteresis`);
+  const limit = mode === 'peak' ? num(def.limit, 'limit (W)', undefined, 1) : 0;
+  const windowS = num(def.window, 'window (s)', DEFAULTS.window, 1);
+  const intervalS = num(def.interval, 'interval (s)', DEFAULTS.interval);
+  if (intervalS > 0 && intervalS < 5) throw EnergyApiError.invalid('interval must be 0 (only on msg.payload "evaluate") or at least 5 s');
+  const loadChannel = def.loadChannel?.trim() || undefined;
+  if (loadChannel && channelIndex(deviceId, loadChannel) === null) throw EnergyApiError.invalid(`loadChannel "${loadChannel.slice(0, 40)}" is not a channel of ${deviceId} (a number or ${deviceId}_C<n>)`);
+  const channels = list(def.channels);
+  for (const c of channels) if (channelIndex(deviceId, c) === null) throw EnergyApiError.invalid(`channel "${c.slice(0, 40)}" is not a channel of ${deviceId} (a number or ${deviceId}_C<n>)`);
+  return {
+    deviceId, switchDeviceId, switchId, intervalS, channels, loadChannel,
+    settings: {
+      mode, onAbove, offBelow, limit, windowS, failSafe,
+      loadPower: num(def.loadPower, 'loadPower (W)', 0),
+      margin: num(def.margin, 'margin (W)', DEFAULTS.margin),
+      minOnS: num(def.minOn, 'minOn (s)', DEFAULTS.minOn),
+      minOffS: num(def.minOff, 'minOff (s)', DEFAULTS.minOff),
+      maxOffS: num(def.maxOff, 'maxOff (s)', DEFAULTS.maxOff),
+      priority: num(def.priority, 'priority', DEFAULTS.priority, 1),
+      staleAfterS: num(def.staleAfter, 'staleAfter (s)', DEFAULTS.staleAfter, 1),
+      dryRun: def.dryRun === true,
+      timeoutS: SWITCH_TIMEOUT_S,
+    },
+  };
+}
+
+/** The settings with channels as indexes: the ones given, else the device's Grid connect channel. */
+export function resolveSettings(parsed: ParsedDef, device: Device): LoadSettings {
+  const count = device.channels.length;
+  const index = (raw: string): number => {
+    const i = channelIndex(parsed.deviceId, raw) as number;
+    if (i >= count) throw EnergyApiError.invalid(`channel ${raw} does not exist: ${parsed.deviceId} has ${count} channels`);
+    return i;
+  };
+  let channels = parsed.channels.map(index);
+  if (channels.length === 0) {
+    const grid = device.channels.findIndex((c) => c.categoryId === GRID_CONNECT);
+    if (grid < 0) throw EnergyApiError.invalid(`no channels chosen and ${parsed.deviceId} has no channel of category Grid connect: choose the channels that measure the signal`);
+    channels = [grid];
+  }
+  const loadChannel = parsed.loadChannel === undefined ? undefined : index(parsed.loadChannel);
+  return { ...parsed.settings, channels, loadChannel };
+}

@@ -1,0 +1,177 @@
+import { isEnergyApiError, PENDING_POLL_MIN_MS, SHORT_MAX_SPAN_S, type Device, type EnergyApiClient } from '../../api/index.js';
+import { evaluateGroup, type MemberInput } from './group.js';
+import { newestTimestamp } from './signal.js';
+import type { Evaluation, ShortEntry } from './types.js';
+
+/** Switch states are read at least this often, so a change made elsewhere is noticed (spec's budget: status every 5 min). */
+export const STATUS_EVERY_MS = 300_000;
+/** Lets every node of one deploy join before the first shared read. */
+const FIRST_READ_DELAY_MS = 200;
+
+/** One energy-load-control node as its site group sees it. */
+export interface SiteMember {
+  readonly id: string;
+  readonly switchDeviceId: string;
+  /** 0 = evaluated only when asked (msg.payload "evaluate", an override). */
+  readonly intervalS: number;
+  readonly windowS: number;
+  /** The switch state must be read now: unknown, or a change is pending. */
+  needsSwitchRead(): boolean;
+  /** Its input to the group, given the devices as last read; undefined when it cannot take part (it says why itself). */
+  input(measuring: Device | undefined, switchDevice: Device | undefined): MemberInput | undefined;
+  /** Carries out the evaluation (switch, outputs, status, persistence); returns the device if a PATCH answered with it. */
+  apply(evaluation: Evaluation, switchDevice: Device | undefined): Promise<Device | undefined>;
+  /** A shared read failed. */
+  readFailed(err: unknown): void;
+}
+
+/**
+ * Every energy-load-control node that measures one device, on one key: one short-energy read per
+ * evaluation for all of them, one status read per switch device, and the loads decided together.
+ * Evaluations run one at a time; a trigger during one is served by a single follow-up.
+ */
+export class SiteGroup {
+  private readonly members = new Set<SiteMember>();
+  private readonly aborter = new AbortController();
+  private readonly devices = new Map<string, { device: Device; at: number }>();
+  private entries: ShortEntry[] = [];
+  private newestS?: number;
+  private energyAt?: number;
+  private readonly startedAt: number;
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private queued?: Promise<void>;
+
+  constructor(
+    private readonly client: EnergyApiClient,
+    readonly deviceId: string,
+    private readonly now: () => number,
+    private readonly onEmpty: () => void,
+  ) {
+    this.startedAt = now();
+  }
+
+  join(member: SiteMember): void {
+    this.members.add(member);
+    this.schedule(FIRST_READ_DELAY_MS);
+  }
+
+  leave(member: SiteMember): void {
+    this.members.delete(member);
+    if (this.members.size > 0) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.aborter.abort();
+    this.onEmpty();
+  }
+
+  /** Reads and decides now (or right after the evaluation in progress). Never rejects. */
+  evaluate(): Promise<void> {
+    if (!this.running) return this.start();
+    this.queued ??= this.running.then(() => {
+      this.queued = undefined;
+      return this.start();
+    });
+    return this.queued;
+  }
+
+  private start(): Promise<void> {
+    const run = this.cycle().finally(() => {
+      if (this.running === run) this.running = undefined;
+    });
+    this.running = run;
+    return run;
+  }
+
+  /** The shortest interval of the members, 0 when all wait to be asked. */
+  private intervalMs(): number {
+    const intervals = [...this.members].map((m) => m.intervalS).filter((s) => s > 0);
+    return intervals.length ? Math.min(...intervals) * 1000 : 0;
+  }
+
+  private schedule(delayMs?: number): void {
+    if (this.aborter.signal.aborted) return;
+    const interval = this.intervalMs();
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (interval === 0) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.evaluate().then(() => this.schedule());
+    }, delayMs ?? interval);
+  }
+
+  private async cycle(): Promise<void> {
+    const signal = this.aborter.signal;
+    if (signal.aborted) return;
+    const now = this.now();
+    const members = [...this.members];
+    const toRead = new Set<string>();
+    if (!this.devices.has(this.deviceId)) toRead.add(this.deviceId);
+    for (const m of members) {
+      const known = this.devices.get(m.switchDeviceId);
+      if (!known || m.needsSwitchRead() || now - known.at >= STATUS_EVERY_MS) toRead.add(m.switchDeviceId);
+    }
+    const readNow = new Set<string>();
+    for (const id of toRead) {
+      const known = this.devices.get(id);
+      // Spec 3.1/8: a device is read no more often than once per 5 s.
+      if (known && now - known.at < PENDING_POLL_MIN_MS) continue;
+      try {
+        this.devices.set(id, { device: await this.client.getDevice(id, { signal, priority: 'interactive' }), at: now });
+        readNow.add(id);
+      } catch (err) {
+        if (signal.aborted) return;
+        for (const m of members) if (m.switchDeviceId === id || id === this.deviceId) m.readFailed(err);
+      }
+    }
+    if (this.energyAt === undefined || now - this.energyAt >= PENDING_POLL_MIN_MS) await this.readEnergy(now, members);
+    if (signal.aborted) return;
+
+    const measuring = this.devices.get(this.deviceId)?.device;
+    const inputs: Array<{ member: SiteMember; input: MemberInput; device?: Device }> = [];
+    for (const member of members) {
+      const device = this.devices.get(member.switchDeviceId)?.device;
+      const fresh = readNow.has(member.switchDeviceId) ? device : undefined;
+      const input = member.input(measuring, fresh);
+      if (input) inputs.push({ member, input, device });
+    }
+    const evaluations = evaluateGroup(inputs.map((i) => i.input), { entries: this.entries, newestS: this.newestS, startedAt: this.startedAt }, now);
+    for (const { member, input, device } of inputs) {
+      if (signal.aborted || !this.members.has(member)) continue;
+      const patched = await member.apply(evaluations.get(input.id) as Evaluation, device);
+      if (patched) this.devices.set(patched.id, { device: patched, at: this.devices.get(patched.id)?.at ?? now });
+    }
+  }
+
+  private async readEnergy(now: number, members: SiteMember[]): Promise<void> {
+    const nowS = Math.floor(now / 1000);
+    const spanS = Math.min(SHORT_MAX_SPAN_S, Math.max(...members.map((m) => m.windowS), 60));
+    this.energyAt = now;
+    try {
+      const entries = await this.client.getShortEnergy(this.deviceId, { fromTs: nowS - spanS + 1, toTs: nowS + 1 }, { signal: this.aborter.signal, priority: 'normal' });
+      this.entries = entries;
+      const newest = newestTimestamp(entries);
+      if (newest !== null) this.newestS = Math.max(this.newestS ?? newest, newest);
+    } catch (err) {
+      if (this.aborter.signal.aborted || (isEnergyApiError(err) && err.code === 'ABORTED')) return;
+      for (const m of members) m.readFailed(err);
+    }
+  }
+}
+
+const groups = new WeakMap<EnergyApiClient, Map<string, SiteGroup>>();
+
+/** The group of the measuring device on this key, created with its first member. */
+export function siteGroup(client: EnergyApiClient, deviceId: string, now: () => number): SiteGroup {
+  let byDevice = groups.get(client);
+  if (!byDevice) groups.set(client, (byDevice = new Map()));
+  const existing = byDevice.get(deviceId);
+  if (existing) return existing;
+  const map = byDevice;
+  const group = new SiteGroup(client, deviceId, now, () => {
+    if (map.get(deviceId) === group) map.delete(deviceId);
+  });
+  map.set(deviceId, group);
+  return group;
+}
