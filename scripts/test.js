@@ -7,7 +7,7 @@
 //   node scripts/test.js [suite...]     no suite: all of them; --list prints the names
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
-const { NODE_RED_RUNTIMES, CACHE_DIR, findNode, ensureNode, envFor } = require('./runtimes');
+const { NODE_RED_RUNTIMES, CACHE_DIR, findNode, ensureNode, findNodeRed, resolvePackageRuntimes, envFor } = require('./runtimes');
 
 const ROOT = path.resolve(__dirname, '..');
 const MOCHA = require.resolve('mocha/bin/mocha.js', { paths: [ROOT] });
@@ -23,9 +23,9 @@ const SUITES = [
     env: { NODE_RED_MAJOR: r.nodeRed },
     specs: ['test/nodes/**/*.test.js', 'test/e2e/**/*.test.js'],
   })),
-  // Runs on the machine's Node.js and starts Node-RED itself on each runtime it is given.
+  // Runs on the machine's Node.js and starts Node-RED itself on each of NODE_RED_RUNTIMES.
   { name: 'package', title: 'pack, install as the palette manager does, run on Node-RED 4 and 5',
-    nodeMajors: [machineMajor], optionalMajors: NODE_RED_RUNTIMES.map((r) => r.nodeMajor), specs: ['test/package/**/*.test.js'] },
+    nodeMajors: [machineMajor], packageRuntimes: true, specs: ['test/package/**/*.test.js'] },
 ];
 
 function selectSuites(names) {
@@ -38,8 +38,10 @@ function selectSuites(names) {
   return SUITES.filter((s) => names.includes(s.name));
 }
 
+/** The Node.js runtimes the suites need (fetched once into the cache), by major. */
 function resolveRuntimes(suites) {
-  const majors = [...new Set(suites.flatMap((s) => [...s.nodeMajors, ...(s.optionalMajors || [])]))];
+  const packageTest = suites.some((s) => s.packageRuntimes);
+  const majors = [...new Set(suites.flatMap((s) => [...s.nodeMajors, ...(packageTest ? NODE_RED_RUNTIMES.map((r) => r.nodeMajor) : [])]))];
   const runtimes = new Map();
   for (const major of majors) {
     if (!findNode(major)) console.log(`fetching Node.js ${major} from the npm registry into ${CACHE_DIR} (once)`);
@@ -48,12 +50,18 @@ function resolveRuntimes(suites) {
   return runtimes;
 }
 
-function runSuite(suite, runtimes) {
+/** The package test's Node-RED installs (outside the project, fetched once into the cache). */
+function resolveNodeReds(runtimes) {
+  for (const pkg of new Set(NODE_RED_RUNTIMES.map((r) => r.nodeRedPackage))) {
+    if (!findNodeRed(pkg)) console.log(`fetching ${pkg === 'node-red' ? 'Node-RED 4' : 'Node-RED 5'} from the npm registry into ${CACHE_DIR} (once)`);
+  }
+  return resolvePackageRuntimes((major) => runtimes.get(major));
+}
+
+function runSuite(suite, runtimes, packageRuntimes) {
   const runtime = runtimes.get(suite.nodeMajors[0]);
   const env = envFor(runtime.bin, { ...process.env, ...suite.env });
-  if (suite.optionalMajors) {
-    env.ENERGY_API_TEST_RUNTIMES = JSON.stringify(Object.fromEntries(suite.optionalMajors.map((m) => [m, runtimes.get(m).bin || null])));
-  }
+  if (suite.packageRuntimes) env.ENERGY_API_TEST_RUNTIMES = JSON.stringify(packageRuntimes);
   console.log(`\n=== ${suite.name}: ${suite.title} ===`);
   const started = Date.now();
   const args = [MOCHA, '--no-config', '--timeout', '30000', '--exit', '--require', 'test/support/versions.js', ...suite.specs];
@@ -69,23 +77,24 @@ function main() {
   }
   const suites = selectSuites(names);
   const runtimes = resolveRuntimes(suites);
-  const missing = [...runtimes.values()].filter((r) => r.error);
+  const packageRuntimes = suites.some((s) => s.packageRuntimes) ? resolveNodeReds(runtimes) : [];
   const results = [];
   const skipped = [];
   for (const suite of suites) {
     if (suite.nodeMajors.some((m) => runtimes.get(m).error)) skipped.push(suite.name);
-    else results.push(runSuite(suite, runtimes));
+    else results.push(runSuite(suite, runtimes, packageRuntimes));
   }
+  const missingForPackage = results.some((r) => r.suite.packageRuntimes) ? packageRuntimes.filter((r) => r.error) : [];
+  if (missingForPackage.length) {
+    skipped.push(`the package test on ${missingForPackage.map((r) => `Node-RED ${r.nodeRed}/Node.js ${r.nodeMajor}`).join(' and ')}`);
+  }
+  const reasons = [...new Set([...runtimes.values(), ...packageRuntimes].map((r) => r.error).filter(Boolean))];
 
   console.log('\n=== summary ===');
   for (const r of results) {
     console.log(`${r.status.padEnd(7)} ${r.suite.name.padEnd(20)} ${r.runtime.version.padEnd(9)} ${String(r.seconds).padStart(4)} s  ${r.suite.title}`);
   }
-  if (missing.length) {
-    const where = [...skipped, ...(suites.some((s) => s.optionalMajors && !skipped.includes(s.name))
-      ? [`the package test on Node.js ${missing.map((r) => r.major).join(' and ')}`] : [])];
-    console.log(`skipped ${where.join(', ')}: ${missing.map((r) => r.error).join('; ')}`);
-  }
+  if (skipped.length) console.log(`skipped ${skipped.join(', ')}: ${reasons.join('; ')}`);
   return results.some((r) => r.status !== 'passed') ? 1 : 0;
 }
 
