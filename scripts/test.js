@@ -69,6 +69,13 @@ function runSuite(suite, runtimes, packageRuntimes) {
   return { suite, runtime, status: out.status === 0 ? 'passed' : 'FAILED', seconds: Math.round((Date.now() - started) / 1000) };
 }
 
+/** "npm could not install a: why; npm could not install b: why" → "npm could not install a, b (why)". */
+function summarise(reasons) {
+  const parsed = reasons.map((r) => /^npm could not install (\S+): (.*)$/.exec(r));
+  if (!parsed.every(Boolean)) return reasons.join('; ');
+  return `npm could not install ${parsed.map((m) => m[1]).join(', ')} (${parsed[0][2]})`;
+}
+
 function main() {
   const names = process.argv.slice(2);
   if (names.includes('--list')) {
@@ -86,7 +93,7 @@ function main() {
   }
   const missingForPackage = results.some((r) => r.suite.packageRuntimes) ? packageRuntimes.filter((r) => r.error) : [];
   if (missingForPackage.length) {
-    skipped.push(`the package test on ${missingForPackage.map((r) => `Node-RED ${r.nodeRed}/Node.js ${r.nodeMajor}`).join(' and ')}`);
+    skipped.push(`the package test on Node.js ${missingForPackage.map((r) => r.nodeMajor).join(', ')}`);
   }
   const reasons = [...new Set([...runtimes.values(), ...packageRuntimes].map((r) => r.error).filter(Boolean))];
 
@@ -94,7 +101,7 @@ function main() {
   for (const r of results) {
     console.log(`${r.status.padEnd(7)} ${r.suite.name.padEnd(20)} ${r.runtime.version.padEnd(9)} ${String(r.seconds).padStart(4)} s  ${r.suite.title}`);
   }
-  if (skipped.length) console.log(`skipped ${skipped.join(', ')}: ${reasons.join('; ')}`);
+  if (skipped.length) console.log(`skipped ${skipped.join(', ')}: ${summarise(reasons)}`);
   return results.some((r) => r.status !== 'passed') ? 1 : 0;
 }
 
