@@ -215,10 +215,12 @@ describe('package: packed, installed as the palette manager does, run on Node-RE
         assert.ok(fs.existsSync(bin), 'node_modules/.bin/energy-api-simulator was not installed');
         const simPort = await s.freePort();
         simulator = s.startProcess(bin, ['--port', String(simPort)], { cwd: userDir, env: { ...env, PORT: String(simPort) } });
-        const keyLine = await simulator.waitForLine(/key\b[^:]*:\s*\S+/i, 30000, 'energy-api-simulator');
-        const fullKeyLine = simulator.lines.find((l) => /key\b[^:]*full[^:]*:\s*\S+/i.test(l)) || keyLine;
+        // The simulator's CLI prints its base address and a demo key (never hard-coded here).
+        const addressLine = await simulator.waitForLine(/https?:\/\/\S+\/v\d+\b/, 30000, 'energy-api-simulator');
+        const keyLine = await simulator.waitForLine(/\bkey\b[^:]*:\s*\S+/i, 30000, 'energy-api-simulator');
+        const fullKeyLine = simulator.lines.find((l) => /\bkey\b[^:]*full[^:]*:\s*\S+/i.test(l)) || keyLine;
         const apiKey = /:\s*(\S+)\s*$/.exec(fullKeyLine)[1];
-        const baseUrl = (/listening at (http:\/\/\S+)/.exec(simulator.lines.join('\n')) || /(http:\/\/127\.0\.0\.1:\d+\S*)/.exec(simulator.lines.join('\n')))[1].replace(/\/+$/, '');
+        const baseUrl = /(https?:\/\/\S+\/v\d+)\b/.exec(addressLine)[1];
         const devicesRes = await fetch(`${baseUrl}/devices`, { headers: { Authorization: `Bearer ${apiKey}` } });
         assert.strictEqual(devicesRes.status, 200, `the simulator refused the key it printed (${devicesRes.status})`);
         const deviceIds = await devicesRes.json();

@@ -35,11 +35,24 @@ function npm(args, options) {
   return out.stdout;
 }
 
-/** What a clone of the repository would hold now: tracked files and new files git does not ignore. */
+/**
+ * What a clone of the repository would hold now: tracked files and new files git does not ignore.
+ * Outside a git checkout (a source archive): every file but those .gitignore names at any depth.
+ */
 function cloneFiles() {
   const out = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (out.status !== 0) throw new Error(`git ls-files failed: the package test packs what a clone holds, so it runs in a git checkout\n${out.stderr}`);
-  return out.stdout.split('\0').filter((f) => f && fs.existsSync(path.join(ROOT, f)) && fs.statSync(path.join(ROOT, f)).isFile());
+  if (out.status === 0 && fs.existsSync(path.join(ROOT, '.git'))) {
+    return out.stdout.split('\0').filter((f) => f && fs.existsSync(path.join(ROOT, f)) && fs.statSync(path.join(ROOT, f)).isFile());
+  }
+  const ignored = fs.readFileSync(path.join(ROOT, '.gitignore'), 'utf8').split('\n').map((l) => l.trim().replace(/\/$/, ''))
+    .filter((l) => l && !l.startsWith('#'))
+    .map((l) => new RegExp(`^${l.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`));
+  const walk = (rel) => fs.readdirSync(path.join(ROOT, rel), { withFileTypes: true }).flatMap((e) => {
+    const file = path.posix.join(rel, e.name);
+    if (e.name === '.git' || ignored.some((re) => re.test(e.name))) return [];
+    return e.isDirectory() ? walk(file) : e.isFile() ? [file] : [];
+  });
+  return walk('');
 }
 
 /**
@@ -160,4 +173,4 @@ async function eventually(fn, ms, what) {
   throw new Error(`${what} not within ${ms} ms${last ? `: ${last.message}` : ''}`);
 }
 
-module.exports = { ROOT, tempDir, freePort, packFreshClone, cleanEnv, paletteInstallCommand, createUserDir, startProcess, eventually };
+module.exports = { ROOT, tempDir, freePort, cloneFiles, packFreshClone, cleanEnv, paletteInstallCommand, createUserDir, startProcess, eventually };
