@@ -1,8 +1,8 @@
 'use strict';
 // `npm test` (after `npm run build`): every suite, each in its own mocha process on the Node.js it
-// names. Node.js 22 and 24 are fetched from the npm registry into a cache outside the project the
-// first time (scripts/runtimes.js); when one cannot be fetched, the suites that need it are skipped
-// and ONE line says so: a missing runtime never fails the run, a failing test always does.
+// names. Node.js 22 and 24, and the package test's Node-RED installs, are fetched from the npm registry
+// into a cache outside the project the first time (scripts/runtimes.js); when one cannot be fetched, what
+// needs it is skipped and ONE line says so: a missing runtime never fails the run, a failing test always does.
 //
 //   node scripts/test.js [suite...]     no suite: all of them; --list prints the names
 const { spawnSync } = require('node:child_process');
