@@ -145,7 +145,7 @@ function envFor(bin, env = process.env) {
   return { ...env, PATH: `${path.dirname(bin)}${path.delimiter}${env.PATH || ''}`, NODE: bin, npm_node_execpath: bin };
 }
 
-module.exports = { NODE_RED_RUNTIMES, CACHE_DIR, findNode, ensureNode, findNodeRed, ensureNodeRed, resolvePackageRuntimes, envFor };
+module.exports = { NODE_RED_RUNTIMES, CACHE_DIR, findNode, ensureNode, findNodeRed, ensureNodeRed, resolvePackageRuntimes, envFor, npmCommand };
 
 if (require.main === module) {
   const [command, ...rest] = process.argv.slice(2);

@@ -7,7 +7,7 @@ const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const { envFor } = require('../../scripts/runtimes');
+const { envFor, npmCommand } = require('../../scripts/runtimes');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -26,10 +26,9 @@ function freePort() {
   });
 }
 
-/** npm, as the npm script running the tests uses it (npm_execpath), else the one on PATH. */
+/** Runs npm (the one running the tests); throws with its output when it fails. */
 function npm(args, options) {
-  const npmCli = process.env.npm_execpath;
-  const [cmd, argv] = npmCli && /npm-cli\.js$/.test(npmCli) ? [process.execPath, [npmCli, ...args]] : ['npm', args];
+  const [cmd, argv] = npmCommand(args);
   const out = spawnSync(cmd, argv, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options });
   if (out.status !== 0) throw new Error(`npm ${args.join(' ')} failed (${out.status}):\n${out.stderr || ''}${out.stdout || ''}`);
   return out.stdout;
