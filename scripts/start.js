@@ -27,12 +27,13 @@ function freePort() {
   });
 }
 
-/** Node-RED 4 on this Node by default; NODE_RED_MAJOR=5 runs Node-RED 5 on the repo's Node 22. */
+/**
+ * Node-RED 4 by default; NODE_RED_MAJOR=5 runs Node-RED 5. Both run on the Node.js running this
+ * script (scripts/test.js runs the Node-RED 5 suites on Node.js 22 and 24; Node-RED 5 needs >= 22.9).
+ */
 function nodeRedCommand(major) {
-  if (String(major) === '5') {
-    return { node: path.join(ROOT, 'node_modules/node/bin/node'), redJs: path.join(ROOT, 'node_modules/node-red-5/red.js') };
-  }
-  return { node: process.execPath, redJs: path.join(ROOT, 'node_modules/node-red/red.js') };
+  const redJs = path.join(ROOT, String(major) === '5' ? 'node_modules/node-red-5/red.js' : 'node_modules/node-red/red.js');
+  return { node: process.execPath, redJs };
 }
 
 function linkModule(userDir, name, target) {
