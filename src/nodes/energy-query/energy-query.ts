@@ -83,8 +83,8 @@ export = function (RED: NodeAPI): void {
         if (ctx.signal.aborted) return;
         msg.payload = chart.points;
         msg.action = follow ? 'append' : 'replace';
-        // Dashboard 2 ui-chart: the unit on the y axis and one colour per category, in the series' order.
-        msg.ui_update = { chartOptions: { color: chart.colours, yAxis: { name: chart.unit } } };
+        // Dashboard 2 ui-chart: the unit on the y axis, one colour per category in the series' order, axis labels kept inside.
+        msg.ui_update = { chartOptions: { color: chart.colours, yAxis: { name: chart.unit }, grid: { containLabel: true, bottom: 12 } } };
         msg.unit = chart.unit;
         if (!follow || entries.length) send(msg);
       } else {
