@@ -119,8 +119,9 @@ export function computeCost(energies: GridEnergy[], input: CostInput): CostResul
     });
   }
 
-  const days = [...byDay.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([date, s]) => dayCost(date, s, input));
-  return { currency: tariff.currency, timezone: zone, entries, days, total: totals(days) };
+  const sorted = [...byDay.entries()].sort(([a], [b]) => a.localeCompare(b));
+  const days = sorted.map(([date, s]) => dayCost(date, s, input));
+  return { currency: tariff.currency, timezone: zone, entries, days, total: totals(days, sorted.map(([, s]) => s)) };
 }
 
 /**
@@ -155,16 +156,17 @@ function dayCost(date: string, s: Sums, input: CostInput): DayCost {
   };
 }
 
-function totals(days: DayCost[]): Totals {
-  // Sums of the days' integers (micro-units, and kWh back to Joules via the 6-decimal rounding).
-  const sum = (pick: (d: DayCost) => number): number => fromMicros(days.reduce((a, d) => a + Math.round(pick(d) * 1e6), 0));
+function totals(days: DayCost[], sums: Sums[]): Totals {
+  // Money: the sum of the days' micro-units. Energy and hours: from the summed Joules and seconds, rounded once.
+  const money = (pick: (d: DayCost) => number): number => fromMicros(days.reduce((a, d) => a + Math.round(pick(d) * 1e6), 0));
+  const add = (pick: (s: Sums) => number): number => sums.reduce((a, s) => a + pick(s), 0);
   return {
-    coveredHours: sum((d) => d.coveredHours),
-    importKwh: sum((d) => d.importKwh),
-    exportKwh: sum((d) => d.exportKwh),
-    importCost: sum((d) => d.importCost),
-    exportCredit: sum((d) => d.exportCredit),
-    supplyCharge: sum((d) => d.supplyCharge),
-    netCost: sum((d) => d.netCost),
+    coveredHours: hours(add((s) => s.seconds)),
+    importKwh: kwh(add((s) => s.importJ)),
+    exportKwh: kwh(add((s) => s.exportJ)),
+    importCost: money((d) => d.importCost),
+    exportCredit: money((d) => d.exportCredit),
+    supplyCharge: money((d) => d.supplyCharge),
+    netCost: money((d) => d.netCost),
   };
 }
