@@ -84,7 +84,7 @@ export = function (RED: NodeAPI): void {
         msg.payload = chart.points;
         msg.action = follow ? 'append' : 'replace';
         // Dashboard 2 ui-chart: the unit on the y axis, one colour per category in the series' order, axis labels kept inside.
-        msg.ui_update = { chartOptions: { color: chart.colours, yAxis: { name: chart.unit }, grid: { containLabel: true, bottom: 12 } } };
+        msg.ui_update = { chartOptions: { color: chart.colours, yAxis: { name: chart.unit }, grid: { containLabel: true, bottom: 12 }, legend: { type: 'scroll', top: 22 } } };
         msg.unit = chart.unit;
         if (!follow || entries.length) send(msg);
       } else {
