@@ -26,6 +26,7 @@ describe('energy-cost', function () {
   afterEach(async function () { await helper.unload(); });
 
   async function setup(tariff, props = {}) {
+    await helper.unload();
     const flow = [
       { id: 'tariff', type: 'energy-tariff', name: 't', currency: 'AUD', timezone: '', importRates: flat('0.30'), exportRates: [], supplyCharges: [], ...tariff },
       { id: 'cost', type: 'energy-cost', tariff: 'tariff', api: '', channels: '1', timezone: SYD, wires: [['out']], ...props },
@@ -169,6 +170,15 @@ describe('energy-cost', function () {
     await refused(ctx, [{ timestamp: sat.timestamp, eReal: [1] }], /has no duration/);
     await refused(ctx, [{ ...sat, groupedBy: 'phases' }], /grouped by phase/);
     await refused(ctx, [{ timestamp: sat.timestamp, duration: 300, eReal: [1] }], /channel 1|no import price/);
+  });
+
+  it('without channels picked and without an API to find the Grid channel, says how to fix it', async () => {
+    const ctx = await setup({}, { channels: '' });
+    await refused(ctx, [entry('2026-01-17T10:00', '2026-01-17T10:05', 1000)], /no channels picked and no device to read them from/, { deviceId: 'D6S0000000002' });
+    const two = await setup({}, { channels: 'D6S0000000002_C1, 3' });
+    const out = await run(two, [{ timestamp: at('2026-01-17T10:05'), duration: 300, eRealPositive: [KWH, 0, KWH], eRealNegative: [0, 0, 0], eReal: [KWH, 0, KWH] }], { deviceId: 'D6S0000000002' });
+    assert.deepEqual([out.channels, out.total.importKwh], [['D6S0000000002_C1', 'D6S0000000002_C3'], 2]);
+    await refused(two, [entry('2026-01-17T10:00', '2026-01-17T10:05', 1000)], /channel 3 is not in the entry/, { deviceId: 'D6S0000000002' });
   });
 
   it('a tariff with a bad row makes the cost node say which row', async () => {
