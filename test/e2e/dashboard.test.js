@@ -1,103 +1,174 @@
 'use strict';
-// The "Energy dashboard" example as `npm start` deploys it, seen in a real browser.
+// The "Energy dashboard" example as `npm start` deploys it, read in a real browser the way a person
+// reads it: numbers with units, today's kWh against the API's own entries, bars named by the period
+// they cover, one colour per series, switches with their own labels, charts filled after a restart.
 const assert = require('node:assert');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const h = require('./harness');
+const { start } = require('../../scripts/start');
 
-const example = (name) => JSON.parse(fs.readFileSync(path.join(h.ROOT, 'examples', `${name}.json`), 'utf8'));
-const widget = (nodes, type, label) => {
-  const node = nodes.find((n) => n.type === type && n.label === label);
-  if (!node) throw new Error(`no ${type} labelled ${label}`);
+const example = JSON.parse(fs.readFileSync(path.join(h.ROOT, 'examples', 'Energy dashboard.json'), 'utf8'));
+const byName = (type, name) => {
+  const node = example.find((n) => n.type === type && n.name === name);
+  if (!node) throw new Error(`no ${type} named ${name} in the example`);
   return node;
 };
+const SITE = byName('energy-query', 'history, kWh').deviceId;
+const widget = (node) => `#nrdb-ui-widget-${node.id}`;
+const T = {
+  now: byName('ui-template', 'now tiles'),
+  today: byName('ui-template', 'today tiles'),
+  circuits: byName('ui-template', 'circuit list'),
+  switches: byName('ui-template', 'switch list'),
+  power: byName('ui-chart', 'power chart'),
+  history: byName('ui-chart', 'history chart'),
+  view: byName('ui-button-group', 'view'),
+  site: byName('ui-dropdown', 'site picker'),
+};
 
-/** Data points the dashboard client holds for a widget (the Dashboard 2 client's store). */
-function clientMessages(page, widgetId) {
-  return page.evaluate((id) => {
-    const store = document.querySelector('#app').__vue_app__.config.globalProperties.$store;
-    return store.state.data.messages[id] || null;
-  }, widgetId);
+/** Every ECharts chart on the page, found through the Vue tree: its series (name, points) and palette. */
+function readCharts(page) {
+  return page.evaluate(() => {
+    const found = {};
+    const seen = new Set();
+    const walk = (vnode) => {
+      if (!vnode || typeof vnode !== 'object' || seen.has(vnode)) return;
+      seen.add(vnode);
+      if (vnode.component) {
+        const p = vnode.component.proxy;
+        if (p && p.chart && typeof p.chart.getOption === 'function') {
+          const o = p.chart.getOption();
+          found[p.id] = { color: o.color, yName: o.yAxis && o.yAxis[0] ? o.yAxis[0].name : '', series: o.series.map((s) => ({ name: s.name, data: s.data })) };
+        }
+        walk(vnode.component.subTree);
+      }
+      if (vnode.suspense) walk(vnode.suspense.activeBranch);
+      if (Array.isArray(vnode.children)) vnode.children.forEach(walk);
+      if (Array.isArray(vnode.dynamicChildren)) vnode.dynamicChildren.forEach(walk);
+    };
+    walk(document.querySelector('#app')._vnode);
+    return found;
+  });
 }
 
+async function chartOf(page, node, ready = (c) => c.series.length > 0 && c.series[0].data.length > 0, timeout = 20000) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const chart = (await readCharts(page))[node.id];
+    if (chart && ready(chart)) return chart;
+    if (Date.now() > deadline) throw new Error(`chart ${node.name} not filled within ${timeout} ms: ${JSON.stringify(chart).slice(0, 300)}`);
+    await page.waitForTimeout(250);
+  }
+}
+
+const seriesColour = (chart, i) => chart.color[i % chart.color.length];
+const baseName = (series) => series.replace(/ \([^)]*\)$/, '');
+
+function assertDistinctColours(chart, what) {
+  const colours = chart.series.map((s, i) => seriesColour(chart, i));
+  assert.strictEqual(new Set(colours).size, colours.length, `${what}: two series share a colour: ${JSON.stringify(colours)}`);
+}
+
+const localLabel = (unixS, zone, granularity) => {
+  const style = granularity === 'hour' ? { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }
+    : granularity === 'month' ? { month: 'short', year: 'numeric' } : { weekday: 'short', day: 'numeric', month: 'short' };
+  return new Intl.DateTimeFormat('en-GB', { timeZone: zone, ...style }).format(new Date(unixS * 1000));
+};
+
 describe('e2e: dashboard', function () {
-  this.timeout(120000);
-  const dashboard = example('Energy dashboard');
-  const report = example('Daily energy report');
+  this.timeout(180000);
   let demo;
   let browser;
   let page;
+  let client;
+  let device;
+  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'energy-e2e-dash-'));
 
   before(async function () {
     h.requireChromium(this);
-    demo = await h.startDemo();
+    demo = await start({ port: 0, simPort: 0, userDir, log: () => {}, apiUrl: '' });
     browser = await h.launchBrowser();
     page = browser.page;
+    const { EnergyApiClient } = require('../../dist/api/index.js');
+    client = new EnergyApiClient({ baseUrl: demo.simulator.baseUrl, apiKey: demo.simulator.keys.full });
+    device = await client.getDevice(SITE);
   });
 
   after(async () => {
+    if (client) await client.close();
     if (browser) await browser.close();
     if (demo) await demo.stop();
+    fs.rmSync(userDir, { recursive: true, force: true });
   });
 
-  it('shows live power per channel as a chart with data points', async () => {
-    const chart = widget(dashboard, 'ui-chart', 'Power per channel (W)');
-    const device = (await h.simulatorDevices(demo)).find((d) => d.id === dashboard.find((n) => n.type === 'energy-query').deviceId);
+  it('Now: consumption, solar, grid and self-consumption as numbers with units, and when they were read', async () => {
     await page.goto(`${demo.dashboardUrl}/energy`);
-    await page.waitForSelector(`#nrdb-ui-widget-${chart.id} canvas`, { timeout: 30000 });
-    await page.waitForFunction((id) => {
-      const store = document.querySelector('#app').__vue_app__.config.globalProperties.$store;
-      const points = store.state.data.messages[id];
-      return Array.isArray(points) && points.length > 0;
-    }, chart.id, { timeout: 30000 });
-    const points = await clientMessages(page, chart.id);
-    const series = new Set(points.map((m) => m.payload.series));
-    assert.deepStrictEqual([...series].sort(), device.channels.map((c) => c.label).sort(), 'one series per channel, named by its label');
-    // 30 s entries over the last hour: about 120 per channel
-    assert.ok(points.length >= device.channels.length * 100, `${points.length} points`);
-    for (const m of points) assert.ok(Number.isFinite(m.payload.y) && m.payload.x > 0);
-    const box = await page.locator(`#nrdb-ui-widget-${chart.id} canvas`).first().boundingBox();
-    assert.ok(box.width > 300 && box.height > 150, 'the chart is drawn');
-  });
-
-  it('shows today per phase group in kWh and the device status', async () => {
-    const today = dashboard.find((n) => n.type === 'ui-text' && n.name === 'today per phase');
-    const status = dashboard.find((n) => n.type === 'ui-text' && n.name === 'device status');
-    await page.waitForFunction((id) => /Phase group 1: \d+\.\d\d kWh/.test(document.querySelector(`#nrdb-ui-widget-${id}`)?.innerText || ''), today.id, { timeout: 20000 });
-    await page.waitForFunction((id) => /Online · 4G · \w+/.test(document.querySelector(`#nrdb-ui-widget-${id}`)?.innerText || ''), status.id, { timeout: 20000 });
-  });
-
-  it('a switch toggle shows pending, then the state the device confirmed', async () => {
-    const toggle = widget(dashboard, 'ui-switch', 'EV charger');
-    const stateText = widget(dashboard, 'ui-text', 'EV charger state');
-    const deviceId = dashboard.find((n) => n.type === 'energy-switch-control').deviceId;
-    const before = (await h.simulatorDevices(demo)).find((d) => d.id === deviceId).switches.find((s) => s.id === toggle.topic).state;
-    const wanted = before === 'open' ? 'closed' : 'open';
-    const $switch = page.locator(`#nrdb-ui-widget-${toggle.id} .v-switch`);
-    const textOf = () => page.locator(`#nrdb-ui-widget-${stateText.id}`).innerText();
-    await page.waitForFunction((id) => /open|closed/.test(document.querySelector(`#nrdb-ui-widget-${id}`)?.innerText || ''), stateText.id, { timeout: 20000 });
-    assert.strictEqual((await $switch.getAttribute('class')).split(' ').includes('active'), before === 'closed');
-
-    await $switch.locator('input').click({ force: true });
-    await page.waitForFunction(({ id, state }) => (document.querySelector(`#nrdb-ui-widget-${id}`)?.innerText || '').includes(`pending → ${state}`), { id: stateText.id, state: wanted }, { timeout: 15000 });
-    // Decoupled: the toggle still shows the confirmed state while the change is pending.
-    assert.strictEqual((await $switch.getAttribute('class')).split(' ').includes('active'), before === 'closed');
-
-    // The write reached the service; make the device report now instead of waiting up to 30 s.
-    const deadline = Date.now() + 15000;
-    while (!demo.simulator.control.log().some((r) => r.method === 'PATCH' && r.path.includes(deviceId))) {
-      if (Date.now() > deadline) throw new Error('no PATCH reached the simulator');
-      await new Promise((r) => setTimeout(r, 250));
+    await page.waitForSelector(`${widget(T.now)} [data-tile="consumption"]`, { timeout: 30000 });
+    const tiles = await page.$$eval(`${widget(T.now)} .ed-tile`, (els) => els.map((e) => ({
+      key: e.dataset.tile, label: e.querySelector('.ed-label').innerText, number: e.querySelector('.ed-number').innerText, unit: e.querySelector('.ed-unit').innerText,
+    })));
+    assert.deepStrictEqual(tiles.map((t) => t.key), ['consumption', 'solar', 'grid', 'self']);
+    for (const t of tiles.slice(0, 3)) {
+      assert.match(t.number, /^\d+\.\d{1,2}$/, `${t.label}: ${t.number}`);
+      assert.strictEqual(t.unit, 'kW', t.label);
     }
-    demo.simulator.control.reportNow(deviceId);
-    await page.waitForFunction(({ id, state }) => (document.querySelector(`#nrdb-ui-widget-${id}`)?.innerText || '').includes(`${state} · confirmed after`), { id: stateText.id, state: wanted }, { timeout: 30000 });
-    const confirmedText = await textOf();
-    // A real transaction: written, then confirmed by a later poll (polls are at least 5 s apart).
-    assert.ok(Number(/confirmed after (\d+) s/.exec(confirmedText)[1]) >= 4, confirmedText);
-    assert.strictEqual((await $switch.getAttribute('class')).split(' ').includes('active'), wanted === 'closed', confirmedText);
-    const after = (await h.simulatorDevices(demo)).find((d) => d.id === deviceId).switches.find((s) => s.id === toggle.topic);
-    assert.strictEqual(after.state, wanted, 'the simulator has the new state');
+    assert.match(tiles[2].label, /^Grid (import|export)$/);
+    assert.ok(/^\d{1,3}$/.test(tiles[3].number) ? tiles[3].unit === '%' : tiles[3].number === '–', JSON.stringify(tiles[3]));
+    assert.match(await page.innerText(`${widget(T.now)} .ed-updated`), /^Reading of \d\d:\d\d, \S/);
+    const power = await chartOf(page, T.power);
+    assert.deepStrictEqual(power.series.map((s) => baseName(s.name)).sort(), device.channels.map((c) => c.label).sort());
+    assert.ok(power.series.every((s) => s.name.endsWith(' (kW)')), 'the unit is in each series name (tooltips)');
+    assert.strictEqual(power.yName, 'kW');
+    assert.ok(power.series.every((s) => s.data.length <= 300), 'a few hundred points at most');
+    assertDistinctColours(power, 'power');
+    await h.screenshot(page, 'dashboard-now.png', { fullPage: true });
+  });
 
+  it("Today: the grid kWh and each circuit's kWh equal the sum of the API's entries; names are the channels' labels", async () => {
+    await page.waitForSelector(`${widget(T.today)} [data-tile="import"]`, { timeout: 30000 });
+    const span = await page.$eval(`${widget(T.today)} .ed-updated`, (e) => ({ from: Number(e.dataset.from), to: Number(e.dataset.to) }));
+    const entries = (await client.getLongEnergy(SITE, { fromTs: span.from, toTs: span.to, granularity: '5m' })).filter((e) => e.timestamp > span.from);
+    assert.ok(entries.length > 0);
+    const grid = device.channels.findIndex((c) => c.categoryId === 1);
+    const kwh = (sum) => (sum / 3.6e6).toFixed(2);
+    const tile = async (key) => page.innerText(`${widget(T.today)} [data-tile="${key}"] .ed-number`);
+    assert.strictEqual(await tile('import'), kwh(entries.reduce((a, e) => a + e.eRealPositive[grid], 0)));
+    assert.strictEqual(await tile('export'), kwh(entries.reduce((a, e) => a + Math.abs(e.eRealNegative[grid]), 0)));
+    assert.match(await tile('cost'), /^-?\d+\.\d\d$/);
+    assert.match(await page.innerText(`${widget(T.today)} [data-tile="cost"]`), /AUD[\s\S]*yesterday by \d\d:\d\d: -?\d+\.\d\d AUD/);
+    const circuits = await page.$$eval(`${widget(T.circuits)} .ed-circuit`, (els) => els.map((e) => ({ id: e.dataset.channel, text: e.innerText, kwh: e.querySelector('.ed-number').innerText })));
+    assert.deepStrictEqual(circuits.map((c) => c.id), device.channels.filter((c) => c.categoryId !== 0).map((c) => c.id));
+    for (const c of circuits) {
+      const i = device.channels.findIndex((d) => d.id === c.id);
+      assert.ok(c.text.includes(device.channels[i].label), c.text);
+      assert.strictEqual(c.kwh, kwh(entries.reduce((a, e) => a + e.eReal[i], 0)), c.text);
+    }
+    assert.doesNotMatch(await page.innerText('body'), /phase group/i);
+  });
+
+  it('Switches: each with its own state labels; a click shows the pending state until the device confirms', async () => {
+    const target = device.switches[device.switches.length - 1];
+    const row = `${widget(T.switches)} [data-switch="${target.id}"]`;
+    await page.waitForSelector(row, { timeout: 20000 });
+    const label = (state) => (state === 'closed' ? target.closedStateLabel : target.openStateLabel);
+    const wanted = target.state === 'closed' ? 'open' : 'closed';
+    assert.strictEqual(await page.innerText(`${row} .ed-state`), label(target.state));
+    await page.click(`${row} button:has-text("Switch to ${label(wanted)}")`);
+    await page.waitForSelector(`${row} .ed-pending:has-text("switching to ${label(wanted)}")`, { timeout: 10000 });
+    await h.screenshot(page, 'dashboard-switch-pending.png', { fullPage: true });
+    const deadline = Date.now() + 15000;
+    while (!demo.simulator.control.log().some((r) => r.method === 'PATCH' && r.path.includes(SITE))) {
+      if (Date.now() > deadline) throw new Error('no PATCH reached the simulator');
+      await page.waitForTimeout(250);
+    }
+    demo.simulator.control.reportNow(SITE);
+    await page.waitForFunction(({ sel, text }) => {
+      const el = document.querySelector(sel);
+      return el && !el.querySelector('.ed-pending') && el.querySelector('.ed-state').innerText === text;
+    }, { sel: row, text: label(wanted) }, { timeout: 30000 });
+    assert.strictEqual((await client.getDevice(SITE)).switches.find((s) => s.id === target.id).state, wanted);
     await page.setViewportSize({ width: 1280, height: 1000 });
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.waitForTimeout(500);
@@ -110,19 +181,73 @@ describe('e2e: dashboard', function () {
     }
   });
 
-  it('the daily report page charts a month of daily totals', async () => {
-    const chart = widget(report, 'ui-chart', 'Energy per day (kWh), last 30 days');
-    await page.goto(`${demo.dashboardUrl}/daily-report`);
-    await page.waitForSelector(`#nrdb-ui-widget-${chart.id} canvas`, { timeout: 30000 });
-    await page.waitForFunction((id) => {
-      const store = document.querySelector('#app').__vue_app__.config.globalProperties.$store;
-      const points = store.state.data.messages[id];
-      return Array.isArray(points) && points.length > 0;
-    }, chart.id, { timeout: 30000 });
-    const points = await clientMessages(page, chart.id);
-    const days = new Set(points.map((m) => m.payload.x));
-    assert.ok(days.size >= 29 && days.size <= 31, `${days.size} days`);
-    await h.screenshot(page, 'dashboard-daily-report.png');
+  it('Site: the picker lists the devices of the key', async () => {
+    await page.click(`${widget(T.site)} .v-field`);
+    await page.waitForSelector('.v-overlay .v-list-item', { timeout: 10000 });
+    const items = await page.$$eval('.v-overlay .v-list-item', (els) => els.map((e) => e.innerText));
+    await page.keyboard.press('Escape');
+    assert.ok(items.length > 1, items.join(' | '));
+    assert.ok(items.some((t) => t.includes(SITE)), items.join(' | '));
+  });
+
+  it('History: every view, bars named by the period they cover in the device timezone, units and one colour per series', async () => {
+    await page.goto(`${demo.dashboardUrl}/energy-history`);
+    const views = { Day: ['hour', 1, 25], Week: ['day', 7, 7], Month: ['day', 30, 30], Year: ['month', 12, 12] };
+    const colourOf = new Map();
+    for (const [view, [granularity, min, max]] of Object.entries(views)) {
+      await page.click(`${widget(T.view)} button:has-text("${view}")`);
+      const chart = await chartOf(page, T.history, (c) => c.series.length > 0 && c.series[0].data.length >= min && c.series[0].data.length <= max
+        && (granularity !== 'month' || /\d{4}$/.test(c.series[0].data[0][0])) && (granularity !== 'hour' || /^\d\d:\d\d$/.test(c.series[0].data[0][0])));
+      const labels = chart.series[0].data.map((d) => d[0]);
+      // What the API says: each entry's period, stamped at its END.
+      const zone = device.timezone;
+      const to = Math.floor(Date.now() / 1000);
+      const span = { hour: 2 * 86400, day: 32 * 86400, month: 370 * 86400 }[granularity];
+      const entries = (await client.getLongEnergy(SITE, { fromTs: to - span, toTs: to, granularity, timezone: zone })).slice(-labels.length);
+      assert.deepStrictEqual(labels, entries.map((e) => localLabel(e.timestamp - e.duration, zone, granularity)), `${view}: each bar is named by the period it covers`);
+      if (granularity === 'day') assert.notStrictEqual(labels[0], localLabel(entries[0].timestamp, zone, 'day'), 'not by the END stamp (the next day)');
+      assert.ok(chart.series.every((s) => s.name.endsWith(' (kWh)')), `${view}: unit in the series names`);
+      assert.strictEqual(chart.yName, 'kWh');
+      assertDistinctColours(chart, view);
+      chart.series.forEach((s, i) => {
+        const known = colourOf.get(baseName(s.name));
+        if (known) assert.strictEqual(seriesColour(chart, i), known, `${s.name} keeps its colour`);
+        colourOf.set(baseName(s.name), seriesColour(chart, i));
+      });
+      await h.screenshot(page, `dashboard-history-${view.toLowerCase()}.png`);
+    }
+    // The same circuit has the same colour on the power chart.
+    await page.goto(`${demo.dashboardUrl}/energy`);
+    const live = await chartOf(page, T.power);
+    live.series.forEach((s, i) => assert.strictEqual(seriesColour(live, i), colourOf.get(baseName(s.name)), `${s.name}: same colour on both charts`));
+  });
+
+  it('reads on a phone: no sideways scrolling, tiles and lists visible', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${demo.dashboardUrl}/energy`);
+    await page.waitForSelector(`${widget(T.now)} [data-tile="consumption"]`, { timeout: 20000 });
+    await page.waitForSelector(`${widget(T.circuits)} .ed-circuit`, { timeout: 20000 });
+    await page.waitForTimeout(1000);
+    const overflow = await page.evaluate(() => document.scrollingElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 1, `${overflow} px of sideways scrolling`);
+    await h.screenshot(page, 'dashboard-phone.png', { fullPage: true });
+    await page.goto(`${demo.dashboardUrl}/energy-history`);
+    await chartOf(page, T.history);
+    await h.screenshot(page, 'dashboard-phone-history.png', { fullPage: true });
+    await page.setViewportSize({ width: 1440, height: 900 });
+  });
+
+  it('after a Node-RED restart the charts are filled from the API within seconds', async () => {
+    await demo.stop();
+    demo = await start({ port: 0, simPort: 0, userDir, log: () => {}, apiUrl: '' });
+    assert.strictEqual(demo.flows, 'repointed', 'the same flows, started again');
+    const started = Date.now();
+    await page.goto(`${demo.dashboardUrl}/energy`);
+    await chartOf(page, T.power, undefined, 15000);
+    await page.goto(`${demo.dashboardUrl}/energy-history`);
+    await chartOf(page, T.history, undefined, 15000);
+    const seconds = (Date.now() - started) / 1000;
+    assert.ok(seconds < 20, `${seconds} s`);
   });
 
   it('left no errors in the runtime log and reached no outside host', () => {

@@ -107,7 +107,8 @@ async function simulatorDevices(demo) {
 
 function packageNodeTypes() {
   const nodes = require(path.join(ROOT, 'package.json'))['node-red'].nodes;
-  return Object.keys(nodes).filter((type) => type !== 'energy-api');
+  // Config nodes are not in the palette.
+  return Object.keys(nodes).filter((type) => !['energy-api', 'energy-tariff'].includes(type));
 }
 
 module.exports = {

@@ -253,11 +253,12 @@ describe('energy-query', function () {
       assert.equal(msg.payload.length, entries.length * 3);
       const labels = ['Grid', 'Solar', 'House'];
       for (const [i, label] of labels.entries()) {
-        const series = msg.payload.filter((p) => p.series === label);
-        assert.deepEqual(series.map((p) => p.x), entries.map((e) => e.timestamp * 1000));
-        assert.deepEqual(series.map((p) => p.y), entries.map((e) => e.eReal[i] / e.duration));
+        // Named with the unit; placed at the period's start; W to 0.1 (energy-query-chart.test.js has the rest).
+        const series = msg.payload.filter((p) => p.series === `${label} (W)`);
+        assert.deepEqual(series.map((p) => p.x), entries.map((e) => (e.timestamp - e.duration) * 1000));
+        assert.deepEqual(series.map((p) => p.y), entries.map((e) => Math.round((e.eReal[i] / e.duration) * 10) / 10));
       }
-      assert.ok(msg.payload.some((p) => p.series === 'House' && p.y !== 0), 'the house always draws (solar is 0 at night)');
+      assert.ok(msg.payload.some((p) => p.series === 'House (W)' && p.y !== 0), 'the house always draws (solar is 0 at night)');
     });
 
     it('plots eRealKwh with kWh, names phase groups, and clears the chart when there is no data', async function () {
@@ -265,8 +266,8 @@ describe('energy-query', function () {
       const msg = await query(ctx);
       const entries = await raw(`/short-energy/${SIX}`, { fromTs: T0 - 300, toTs: T0, 'convert[energy]': 'kWh', 'filter[group]': 'phases' });
       const names = [...new Set(msg.payload.map((p) => p.series))];
-      assert.deepEqual(names, ['energy-query.chart.phase 1', 'energy-query.chart.phase 2']);
-      assert.deepEqual(msg.payload.filter((p) => p.series.endsWith(' 2')).map((p) => p.y), entries.map((e) => e.eRealKwh[1]));
+      assert.deepEqual(names, ['energy-query.chart.phase 1 (kWh)', 'energy-query.chart.phase 2 (kWh)']);
+      assert.deepEqual(msg.payload.filter((p) => p.series.endsWith(' 2 (kWh)')).map((p) => p.y), entries.map((e) => Math.round(e.eRealKwh[1] * 1000) / 1000));
       const empty = await query(ctx, { deviceId: SIM_DEVICES.uninitialised, groupByPhase: false });
       assert.deepEqual(empty.payload, []);
       assert.equal(empty.action, 'replace');

@@ -7,7 +7,8 @@ import { commonKey } from '../shared/i18n.js';
 import { resolveTimezone } from '../shared/timezone.js';
 import { FlowNodeRuntime, type InputContext } from '../shared/flow-node.js';
 import { FollowStore, followKey, followWindow, isCompleteBucket, selectNew } from './follow.js';
-import { chartPoints, seriesNames } from './outputs.js';
+import { chartSeries, seriesNames } from './outputs.js';
+import { readChartOptions, type ChartDef } from './chart-settings.js';
 import { catchUpSeconds, readSettings, resolveRange, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from './query-settings.js';
 
 type QueryInMsg = NodeMessageInFlow & QueryMsg & Record<string, unknown>;
@@ -20,7 +21,7 @@ interface Resolved {
 }
 
 export = function (RED: NodeAPI): void {
-  function EnergyQueryNode(this: Node, def: EnergyQueryDef): void {
+  function EnergyQueryNode(this: Node, def: EnergyQueryDef & ChartDef): void {
     RED.nodes.createNode(this, def);
     const node = this;
     const runtime = new FlowNodeRuntime(RED, node, def);
@@ -34,6 +35,8 @@ export = function (RED: NodeAPI): void {
     async function resolve(msg: QueryInMsg, client: EnergyApiClient, signal: AbortSignal, config: { timezone?: string }): Promise<Resolved> {
       const deviceId = runtime.deviceId(msg);
       const settings = readSettings(def, msg);
+      // Chart options too are refused before any request.
+      if (output === 'chart') readChartOptions(def, msg, settings.options.convert);
       // Bad time text is refused before any request; the real reading needs the device's timezone.
       if (settings.query === 'range') resolveRange(settings, settings.timezone);
       const needsDevice = !settings.timezone || output === 'chart';
@@ -68,14 +71,21 @@ export = function (RED: NodeAPI): void {
       msg.timezone = r.timezone ?? 'UTC';
     }
 
-    function emit(ctx: InputContext<QueryInMsg>, r: Resolved, entries: EnergyEntry[], single: boolean, follow: boolean): void {
+    async function emit(ctx: InputContext<QueryInMsg>, r: Resolved, entries: EnergyEntry[], single: boolean, follow: boolean): Promise<void> {
       const { msg, send } = ctx;
       if (output === 'split') {
         if (entries.length) send([entries.map((entry) => splitMessage(msg, r, entry))]);
       } else if (output === 'chart') {
         const phase = RED._('energy-query.chart.phase');
-        msg.payload = chartPoints(entries, r.settings.options.convert, (n) => seriesNames(r.device, n, Boolean(r.settings.options.groupByPhase), phase));
+        const grouped = Boolean(r.settings.options.groupByPhase);
+        const options = readChartOptions(def, msg, r.settings.options.convert);
+        const chart = await chartSeries(entries, r.settings.options.convert, (n) => seriesNames(r.device, n, grouped, phase), r.device, grouped, options);
+        if (ctx.signal.aborted) return;
+        msg.payload = chart.points;
         msg.action = follow ? 'append' : 'replace';
+        // Dashboard 2 ui-chart: the unit on the y axis, one colour per category in the series' order, axis labels kept inside.
+        msg.ui_update = { chartOptions: { color: chart.colours, yAxis: { name: chart.unit }, grid: { containLabel: true, bottom: 12 }, legend: { type: 'scroll', top: 22 } } };
+        msg.unit = chart.unit;
         if (!follow || entries.length) send(msg);
       } else {
         msg.payload = single ? (entries[0] ?? null) : entries;
@@ -109,13 +119,13 @@ export = function (RED: NodeAPI): void {
         runtime.busy(RED._(commonKey('status.requesting')));
         const entry = await client.getEnergyEdge(kind, r.deviceId, query, options, { signal });
         describe(msg, r, undefined, undefined);
-        emit(ctx, r, entry ? [entry] : [], true, false);
+        await emit(ctx, r, entry ? [entry] : [], true, false);
         return;
       }
       const { fromTs, toTs } = resolveRange(r.settings, r.timezone);
       const entries = await fetchRange(client, r, fromTs, toTs, signal);
       describe(msg, r, fromTs, toTs);
-      emit(ctx, r, entries, false, false);
+      await emit(ctx, r, entries, false, false);
     }
 
     async function runFollow(ctx: InputContext<QueryInMsg>, r: Resolved): Promise<void> {
@@ -132,7 +142,7 @@ export = function (RED: NodeAPI): void {
       const { fresh, next } = selectNew(entries, state, window, catchUpS);
       await store.save(key, next);
       describe(ctx.msg, r, fromTs, toTs);
-      emit(ctx, r, fresh, false, true);
+      await emit(ctx, r, fresh, false, true);
     }
 
     runtime.onInput<QueryInMsg>(async (ctx) => {

@@ -1,0 +1,89 @@
+import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
+import { isValidTimezone, type Device, type EnergyEntry } from '../../api/index.js';
+import type { EnergyApiConfigNode } from '../shared/config-types.js';
+import { errorDetails, shortReason, toError } from '../shared/errors.js';
+import type { EnergyTariffConfigNode } from '../energy-tariff/energy-tariff.js';
+import { gridChannels } from './channels.js';
+import { computeCost, type CostResult } from './cost.js';
+import { gridEnergy } from './grid-energy.js';
+import { readPricePeriods } from './message-prices.js';
+
+interface EnergyCostDef extends NodeDef {
+  tariff: string;
+  api?: string;
+  channels?: string;
+  timezone?: string;
+}
+
+type CostMsg = NodeMessageInFlow & {
+  payload?: unknown;
+  deviceId?: unknown;
+  timezone?: unknown;
+  prices?: unknown;
+  exportPrices?: unknown;
+  apiError?: unknown;
+};
+
+export = function (RED: NodeAPI): void {
+  function EnergyCostNode(this: Node, def: EnergyCostDef): void {
+    RED.nodes.createNode(this, def);
+    const node = this;
+    const tariffNode = RED.nodes.getNode(def.tariff) as EnergyTariffConfigNode | null;
+    const api = def.api ? (RED.nodes.getNode(def.api) as EnergyApiConfigNode | null) : null;
+    const aborter = new AbortController();
+    api?.register(node);
+    if (!tariffNode?.tariff) node.status({ fill: 'red', shape: 'ring', text: RED._('energy-cost.status.noTariff') });
+
+    async function device(msg: CostMsg): Promise<Device | undefined> {
+      const needed = !def.channels?.trim() || !(def.timezone || tariffNode?.tariff?.timezone || msg.timezone);
+      if (!needed || typeof msg.deviceId !== 'string' || !api?.client) return undefined;
+      return api.client.knownDevice(msg.deviceId, { signal: aborter.signal });
+    }
+
+    async function cost(msg: CostMsg): Promise<CostResult & { deviceId?: string; channels: string[] }> {
+      const tariff = tariffNode?.tariff;
+      if (!tariff) throw new Error(tariffNode?.problem ? `the tariff is not usable: ${tariffNode.problem}` : 'no energy-tariff config node is selected');
+      const entries = Array.isArray(msg.payload) ? msg.payload : msg.payload && typeof msg.payload === 'object' ? [msg.payload] : undefined;
+      if (!entries) throw new Error('msg.payload must be energy entries (energy-query "entries" output) or one entry');
+      const deviceId = typeof msg.deviceId === 'string' ? msg.deviceId : undefined;
+      const dev = await device(msg);
+      const zone = def.timezone || tariff.timezone || dev?.timezone || (typeof msg.timezone === 'string' ? msg.timezone : '') || api?.timezone || '';
+      if (!isValidTimezone(zone)) throw new Error(zone ? `"${String(zone).slice(0, 64)}" is not a time zone name` : 'no timezone: set one in the node or the tariff, or send msg.timezone (energy-query sets it)');
+      const channels = gridChannels(def.channels ?? '', dev, deviceId);
+      const energies = (entries as EnergyEntry[]).map((entry, i) => gridEnergy(entry, channels, i)).sort((a, b) => a.end - b.end);
+      const result = computeCost(energies, {
+        tariff,
+        zone,
+        importPrices: readPricePeriods(msg.prices, 'msg.prices'),
+        exportPrices: readPricePeriods(msg.exportPrices, 'msg.exportPrices'),
+      });
+      const ids = channels.map((i) => (deviceId ? `${deviceId}_C${i + 1}` : `C${i + 1}`));
+      return { deviceId, channels: ids, ...result };
+    }
+
+    node.on('input', (inMsg: NodeMessageInFlow, send, done) => {
+      const msg = inMsg as CostMsg;
+      cost(msg).then((result) => {
+        if (aborter.signal.aborted) return done();
+        msg.payload = result;
+        const net = result.total.netCost.toFixed(2);
+        node.status({ fill: 'green', shape: 'dot', text: RED._('energy-cost.status.done', { days: result.days.length, net, currency: result.currency }) });
+        send(msg);
+        done();
+      }, (err: unknown) => {
+        if (aborter.signal.aborted) return done();
+        msg.apiError = errorDetails(err);
+        node.status({ fill: 'red', shape: 'ring', text: shortReason(err) });
+        done(toError(err));
+      });
+    });
+
+    node.on('close', (_removed: boolean, done: () => void) => {
+      aborter.abort();
+      if (api) api.deregister(node, done);
+      else done();
+    });
+  }
+
+  RED.nodes.registerType('energy-cost', EnergyCostNode);
+};

@@ -1,0 +1,145 @@
+'use strict';
+// energy-query's chart output: points where a person expects them, units named, colours by
+// category, and long ranges thinned to maxPoints without stalling Node-RED.
+const assert = require('node:assert/strict');
+const { DateTime } = require('luxon');
+const {
+  helper, startSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage,
+} = require('../support/env');
+const { SIM_DEVICES } = require('../../dist/simulator');
+const { chartSeries, reduce } = require('../../dist/nodes/energy-query/outputs.js');
+const { CATEGORY_COLOURS } = require('../../dist/nodes/energy-query/chart-colours.js');
+
+const DAY = 86400;
+const T0 = Math.floor(Date.now() / 1000 / 300) * 300 - 300;
+
+describe('energy-query chart output', function () {
+  let sim;
+  let device;
+  const nodes = [nodeFile('energy-api'), nodeFile('energy-query')];
+
+  before(async function () {
+    sim = await startSimulator({ port: 0, now: T0 });
+    const res = await fetch(`${sim.baseUrl}/devices/${SIM_DEVICES.meter3M}`, { headers: { Authorization: `Bearer ${sim.keys.full}` } });
+    device = await res.json();
+  });
+  before(function (done) { startServer(done); });
+  after(async function () {
+    await stopServer();
+    await sim.close();
+  });
+  afterEach(async function () { await helper.unload(); });
+
+  async function chart(props, msg = {}) {
+    await helper.unload();
+    const api = apiConfig(sim);
+    const flow = [
+      api.node,
+      { id: 'q', type: 'energy-query', api: 'api', deviceId: device.id, kind: 'long', query: 'range', timezone: '', convert: '', output: 'chart', wires: [['out']], ...props },
+      { id: 'out', type: 'helper' },
+      { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
+      { id: 'caught', type: 'helper' },
+    ];
+    await load(nodes, flow, api.credentials);
+    const out = nextMessage(helper.getNode('out'), 50000);
+    const failed = nextMessage(helper.getNode('caught'), 50000).then((m) => { throw new Error(`refused: ${m.error.message}`); }, () => new Promise(() => {}));
+    helper.getNode('q').receive(msg);
+    return Promise.race([out, failed]);
+  }
+
+  async function raw(query) {
+    const res = await fetch(`${sim.baseUrl}/long-energy/${device.id}?${new URLSearchParams(query)}`, { headers: { Authorization: `Bearer ${sim.keys.full}` } });
+    return res.json();
+  }
+
+  it('puts a day bar on the day it covers, in the device timezone, in kWh with the unit named', async () => {
+    const zone = device.timezone;
+    const to = DateTime.fromSeconds(T0, { zone }).startOf('day');
+    const from = to.minus({ days: 7 });
+    const msg = await chart({ granularity: 'day', convert: 'kWh', fromTs: String(from.toSeconds()), toTs: String(to.toSeconds()) });
+    const entries = await raw({ fromTs: from.toSeconds(), toTs: to.toSeconds(), granularity: 'day', timezone: zone, 'convert[energy]': 'kWh' });
+    const label = device.channels[0].label;
+    const series = msg.payload.filter((p) => p.series === `${label} (kWh)`);
+    assert.equal(series.length, 7);
+    series.forEach((p, i) => {
+      const day = DateTime.fromMillis(p.x, { zone });
+      assert.equal(day.toISODate(), from.plus({ days: i }).toISODate(), 'the bar sits on the day it covers');
+      assert.equal(day.toFormat('HH:mm'), '00:00');
+      // The API stamps the same day's entry at the next midnight.
+      assert.equal(DateTime.fromSeconds(entries[i].timestamp, { zone }).toISODate(), from.plus({ days: i + 1 }).toISODate());
+      assert.equal(p.y, Math.round(entries[i].eRealKwh[0] * 1000) / 1000);
+    });
+    assert.equal(msg.unit, 'kWh');
+    assert.equal(msg.ui_update.chartOptions.yAxis.name, 'kWh');
+    const colours = msg.ui_update.chartOptions.color;
+    assert.equal(colours.length, device.channels.length);
+    assert.equal(new Set(colours).size, colours.length, 'no two series share a colour');
+    device.channels.forEach((c, i) => {
+      if (CATEGORY_COLOURS[c.categoryId] && device.channels.findIndex((d) => d.categoryId === c.categoryId) === i) assert.equal(colours[i], CATEGORY_COLOURS[c.categoryId]);
+    });
+  });
+
+  it('converts Joules to the chosen unit and thins a month of hours to maxPoints per series', async () => {
+    const fromTs = T0 - 30 * DAY;
+    const msg = await chart({ granularity: 'hour', chartUnit: 'kW', maxPoints: 200, fromTs: String(fromTs), toTs: String(T0) });
+    const names = [...new Set(msg.payload.map((p) => p.series))];
+    assert.deepEqual(names, device.channels.map((c) => `${c.label} (kW)`));
+    for (const name of names) {
+      const n = msg.payload.filter((p) => p.series === name).length;
+      assert.ok(n <= 200 && n >= 190, `${name}: ${n} points`);
+    }
+    const kwh = await chart({ granularity: 'hour', chartUnit: 'kWh', maxPoints: 0, fromTs: String(T0 - DAY), toTs: String(T0) });
+    const entries = await raw({ fromTs: T0 - DAY, toTs: T0, granularity: 'hour', timezone: device.timezone });
+    const first = kwh.payload.filter((p) => p.series === `${device.channels[0].label} (kWh)`);
+    assert.deepEqual(first.map((p) => p.y), entries.map((e) => Math.round(e.eReal[0] / 3600) / 1000));
+    assert.deepEqual(first.map((p) => p.x), entries.map((e) => (e.timestamp - e.duration) * 1000));
+  });
+
+  it('refuses a bad unit or maxPoints before any request', async () => {
+    const api = apiConfig(sim);
+    await load(nodes, [api.node, { id: 'q', type: 'energy-query', api: 'api', deviceId: device.id, kind: 'long', query: 'range', output: 'chart', wires: [[]] },
+      { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] }, { id: 'caught', type: 'helper' }], api.credentials);
+    sim.control.reset();
+    for (const [msg, pattern] of [[{ chartUnit: 'MW' }, /msg.chartUnit must be one of W, kW, Wh, kWh/], [{ maxPoints: 1 }, /msg.maxPoints/], [{ reduce: 'median' }, /msg.reduce/]]) {
+      const caught = nextMessage(helper.getNode('caught'), 5000);
+      helper.getNode('q').receive(msg);
+      assert.match((await caught).error.message, pattern);
+    }
+    assert.equal(sim.control.log().filter((r) => r.path.includes('energy')).length, 0);
+  });
+
+  describe('a year of 5-minute data (105,120 entries)', function () {
+    const start = 1767186000;
+    const entries = Array.from({ length: 105120 }, (_, i) => ({
+      timestamp: start + (i + 1) * 300, duration: 300,
+      eReal: [300 * (1000 + ((i * 37) % 500)), i === 70000 ? 300 * 9000 : 300 * 200],
+    }));
+    const names = () => ['Grid', 'Solar'];
+    const dev = { channels: [{ label: 'Grid', categoryId: 1 }, { label: 'Solar', categoryId: 5 }] };
+
+    it('reaches the chart as at most maxPoints per series, peaks kept, energy sums kept, without stalling the event loop', async () => {
+      let ticks = 0;
+      let longest = 0;
+      let last = Date.now();
+      const timer = setInterval(() => { ticks += 1; longest = Math.max(longest, Date.now() - last); last = Date.now(); }, 5);
+      const peaks = await chartSeries(entries, undefined, names, dev, false, { unit: 'W', maxPoints: 400, reduce: 'peaks' });
+      clearInterval(timer);
+      const solar = peaks.points.filter((p) => p.series === 'Solar (W)');
+      assert.ok(solar.length <= 400, `${solar.length}`);
+      assert.equal(Math.max(...solar.map((p) => p.y)), 9000, 'the one 9 kW peak survives');
+      assert.ok(ticks > 3 && longest < 400, `the event loop ran ${ticks} times, longest gap ${longest} ms`);
+
+      const energy = await chartSeries(entries, undefined, names, dev, false, { unit: 'kWh', maxPoints: 365, reduce: 'average' });
+      const grid = energy.points.filter((p) => p.series === 'Grid (kWh)');
+      assert.ok(grid.length <= 365);
+      const total = entries.reduce((a, e) => a + e.eReal[0], 0) / 3.6e6;
+      assert.ok(Math.abs(grid.reduce((a, p) => a + p.y, 0) - total) < 0.001 * grid.length, 'bucket sums keep the energy');
+      assert.deepEqual(energy.colours, [CATEGORY_COLOURS[1], CATEGORY_COLOURS[5]]);
+    });
+
+    it('averages power over time in each bucket', () => {
+      const list = [{ x: 0, y: 100, duration: 300 }, { x: 300, y: 200, duration: 100 }, { x: 400, y: 0, duration: 300 }, { x: 700, y: 50, duration: 300 }];
+      assert.deepEqual(reduce(list, { unit: 'W', maxPoints: 2, reduce: 'average' }), [{ x: 0, y: 125 }, { x: 400, y: 25 }]);
+    });
+  });
+});
