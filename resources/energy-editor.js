@@ -84,5 +84,30 @@
     update();
   }
 
-  window.EnergyApiEditor = { devicePicker: devicePicker, memberPicker: memberPicker, costHint: costHint, t: t };
+  /**
+   * Editor twin of the runtime migrations (src/nodes/<node>/migrations.ts): a node saved by an older release
+   * and opened in the editor is saved back in the current shape. Version 1 fills what a 0.1 save lacks with
+   * the defaults. Call first in oneditprepare (the form is already filled from the node then).
+   * `steps` (optional): the node's later steps, `{ version, up(values) }`, mirroring its runtime steps.
+   */
+  function upgradeConfig(node, prefix, steps) {
+    var defaults = node._def.defaults;
+    var current = defaults.configVersion.value;
+    var saved = Number(node.configVersion) || 0;
+    if (saved >= current) return;
+    var values = {};
+    Object.keys(defaults).forEach(function (name) {
+      values[name] = node[name] === undefined || node[name] === null ? defaults[name].value : node[name];
+    });
+    (steps || []).filter(function (s) { return s.version > saved; }).forEach(function (s) { values = s.up(values); });
+    Object.keys(values).forEach(function (name) {
+      if (name === 'configVersion' || values[name] === node[name]) return;
+      var $input = $('#' + prefix + '-' + name);
+      if ($input.is(':checkbox')) $input.prop('checked', values[name] === true);
+      else $input.val(values[name]);
+    });
+    $('#' + prefix + '-configVersion').val(current);
+  }
+
+  window.EnergyApiEditor = { devicePicker: devicePicker, memberPicker: memberPicker, costHint: costHint, upgradeConfig: upgradeConfig, t: t };
 })();

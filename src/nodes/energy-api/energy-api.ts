@@ -2,6 +2,8 @@ import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { EnergyApiClient, isEnergyApiError, type KeyStatus, type RateLimitState } from '../../api/index.js';
 import type { EnergyApiConfigNode } from '../shared/config-types.js';
 import { registerAdminRoutes } from './admin-routes.js';
+import { upgradeSavedConfig } from '../shared/migrations.js';
+import { migrations } from './migrations.js';
 
 interface EnergyApiDef extends NodeDef {
   baseUrl: string;
@@ -20,6 +22,7 @@ const LOW_BUDGET_SHARE = 0.1;
 export = function (RED: NodeAPI): void {
   function EnergyApiNode(this: EnergyApiConfigNode & { credentials: EnergyApiCredentials }, def: EnergyApiDef): void {
     RED.nodes.createNode(this, def);
+    def = upgradeSavedConfig(this, def, migrations);
     const node = this;
     const users = new Map<string, Node>();
     node.timezone = def.timezone || undefined;

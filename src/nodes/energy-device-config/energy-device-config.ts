@@ -4,6 +4,8 @@ import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { commonKey } from '../shared/i18n.js';
 import { confirmedOn, pendingCausedBy, pendingOf } from './pending.js';
 import { prepareUpdate } from './prepare-update.js';
+import { upgradeSavedConfig } from '../shared/migrations.js';
+import { migrations } from './migrations.js';
 
 interface DeviceConfigDef extends FlowNodeDef {
   waitForPending?: boolean;
@@ -17,6 +19,7 @@ const DEFAULT_TIMEOUT_S = 180;
 export = function (RED: NodeAPI): void {
   function EnergyDeviceConfigNode(this: Node, def: DeviceConfigDef): void {
     RED.nodes.createNode(this, def);
+    def = upgradeSavedConfig(this, def, migrations);
     const runtime = new FlowNodeRuntime(RED, this, def);
     const waitForPending = def.waitForPending === true;
     const timeout = Number(def.timeout);

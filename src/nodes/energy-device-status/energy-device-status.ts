@@ -5,6 +5,8 @@ import { commonKey } from '../shared/i18n.js';
 import { changeSignature, messageFields, readStatus, type StatusReading } from './read-status.js';
 import { MIN_INTERVAL_S, readSettings, type DeviceStatusDef, type DeviceStatusSettings } from './settings.js';
 import { statusFor, type Translate } from './status-text.js';
+import { upgradeSavedConfig } from '../shared/migrations.js';
+import { migrations } from './migrations.js';
 
 /** Lets downstream nodes start before the deploy-time output (as the inject node's "once after"). */
 const DEPLOY_OUTPUT_DELAY_MS = 100;
@@ -12,6 +14,7 @@ const DEPLOY_OUTPUT_DELAY_MS = 100;
 export = function (RED: NodeAPI): void {
   function EnergyDeviceStatusNode(this: Node, def: DeviceStatusDef): void {
     RED.nodes.createNode(this, def);
+    def = upgradeSavedConfig(this, def, migrations);
     const node = this;
     const runtime = new FlowNodeRuntime(RED, node, def);
     const t: Translate = (key, params) => RED._(key, params);

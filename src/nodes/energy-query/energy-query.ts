@@ -9,6 +9,8 @@ import { FlowNodeRuntime, type InputContext } from '../shared/flow-node.js';
 import { FollowStore, followKey, followWindow, isCompleteBucket, selectNew } from './follow.js';
 import { chartPoints, seriesNames } from './outputs.js';
 import { catchUpSeconds, readSettings, resolveRange, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from './query-settings.js';
+import { upgradeSavedConfig } from '../shared/migrations.js';
+import { migrations } from './migrations.js';
 
 type QueryInMsg = NodeMessageInFlow & QueryMsg & Record<string, unknown>;
 
@@ -22,6 +24,7 @@ interface Resolved {
 export = function (RED: NodeAPI): void {
   function EnergyQueryNode(this: Node, def: EnergyQueryDef): void {
     RED.nodes.createNode(this, def);
+    def = upgradeSavedConfig(this, def, migrations);
     const node = this;
     const runtime = new FlowNodeRuntime(RED, node, def);
     const output: OutputFormat = def.output === 'chart' || def.output === 'split' ? def.output : 'entries';
