@@ -2,6 +2,7 @@ import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { EnergyApiClient, isEnergyApiError, type KeyStatus, type RateLimitState } from '../../api/index.js';
 import type { EnergyApiConfigNode } from '../shared/config-types.js';
 import { registerAdminRoutes } from './admin-routes.js';
+import { watchDailyBudget } from './daily-budget.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
 
@@ -75,7 +76,11 @@ export = function (RED: NodeAPI): void {
       node.error(RED._('energy-api.errors.unusable', { reason: node.problem }));
     }
 
+    const budget = watchDailyBudget(RED, node, () => users.values(), () => node.client?.rateLimitState().tpd ?? (Number(def.tpd) || 10000));
+    node.dailyBudget = budget.report;
+
     node.on('close', (_removed: boolean, done: () => void) => {
+      budget.close();
       const client = node.client;
       node.client = undefined;
       users.clear();

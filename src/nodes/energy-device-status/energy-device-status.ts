@@ -7,6 +7,7 @@ import { MIN_INTERVAL_S, readSettings, type DeviceStatusDef, type DeviceStatusSe
 import { statusFor, type Translate } from './status-text.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
+import { attachDailyCost } from '../shared/request-cost.js';
 
 /** Lets downstream nodes start before the deploy-time output (as the inject node's "once after"). */
 const DEPLOY_OUTPUT_DELAY_MS = 100;
@@ -34,6 +35,10 @@ export = function (RED: NodeAPI): void {
       node.warn(RED._('energy-device-status.errors.intervalTooShort', { interval: settings.raisedInterval, min: MIN_INTERVAL_S }));
     }
 
+    /** Devices seen by the last "every device" read: that mode costs one request per device. */
+    let deviceCount: number | undefined;
+    attachDailyCost(RED, node, def, () => ({ deviceCount }));
+
     /** Signature of the last output, for "only on change". */
     let lastSignature: string | undefined;
 
@@ -45,6 +50,7 @@ export = function (RED: NodeAPI): void {
         signal: runtime.signal,
       });
       runtime.status(statusFor(reading, t));
+      if (reading.mode === 'devices') deviceCount = reading.payload.length;
       return reading;
     };
 

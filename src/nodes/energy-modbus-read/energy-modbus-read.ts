@@ -8,6 +8,8 @@ import { readQuery, readRange, readScale, type ModbusReadOverrides, type ModbusR
 import { fieldUnits, meterSegments, scaleEntries } from './modbus-output.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
+import { attachDailyCost } from '../shared/request-cost.js';
+import { nodeClock } from '../shared/clock.js';
 
 type ModbusReadDef = FlowNodeDef & ModbusReadSettings;
 type ModbusReadMsg = NodeMessageInFlow & ModbusReadOverrides & { deviceId?: unknown };
@@ -16,6 +18,7 @@ export = function (RED: NodeAPI): void {
   function EnergyModbusReadNode(this: Node, def: ModbusReadDef): void {
     RED.nodes.createNode(this, def);
     def = upgradeSavedConfig(this, def, migrations);
+    attachDailyCost(RED, this, def, () => ({ nowMs: nodeClock(RED)() }));
     const runtime = new FlowNodeRuntime(RED, this, def);
 
     runtime.onInput<ModbusReadMsg>(async ({ msg, send, client, config, signal }) => {

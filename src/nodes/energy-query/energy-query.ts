@@ -11,6 +11,8 @@ import { chartPoints, seriesNames } from './outputs.js';
 import { catchUpSeconds, readSettings, resolveRange, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from './query-settings.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
+import { attachDailyCost } from '../shared/request-cost.js';
+import { nodeClock } from '../shared/clock.js';
 
 type QueryInMsg = NodeMessageInFlow & QueryMsg & Record<string, unknown>;
 
@@ -25,6 +27,7 @@ export = function (RED: NodeAPI): void {
   function EnergyQueryNode(this: Node, def: EnergyQueryDef): void {
     RED.nodes.createNode(this, def);
     def = upgradeSavedConfig(this, def, migrations);
+    attachDailyCost(RED, this, def, () => ({ nowMs: nodeClock(RED)() }));
     const node = this;
     const runtime = new FlowNodeRuntime(RED, node, def);
     const output: OutputFormat = def.output === 'chart' || def.output === 'split' ? def.output : 'entries';
