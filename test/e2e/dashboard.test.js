@@ -23,7 +23,7 @@ function clientMessages(page, widgetId) {
 describe('e2e: dashboard', function () {
   this.timeout(120000);
   const dashboard = example('Energy dashboard');
-  const report = example('Daily energy report');
+  const report = example('Energy per day chart (Dashboard 2)');
   let demo;
   let browser;
   let page;
@@ -110,9 +110,9 @@ describe('e2e: dashboard', function () {
     }
   });
 
-  it('the daily report page charts a month of daily totals', async () => {
+  it('the energy-per-day page charts a month of daily totals', async () => {
     const chart = widget(report, 'ui-chart', 'Energy per day (kWh), last 30 days');
-    await page.goto(`${demo.dashboardUrl}/daily-report`);
+    await page.goto(`${demo.dashboardUrl}/energy-per-day`);
     await page.waitForSelector(`#nrdb-ui-widget-${chart.id} canvas`, { timeout: 30000 });
     await page.waitForFunction((id) => {
       const store = document.querySelector('#app').__vue_app__.config.globalProperties.$store;

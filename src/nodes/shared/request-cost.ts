@@ -87,6 +87,8 @@ function emitsPerDay(node: SavedNode, inputRate: (id: string) => number): number
     if (Number.isFinite(repeat) && repeat > 0) return DAY_S / repeat;
     return typeof node.crontab === 'string' && node.crontab.trim() ? cronRunsPerDay(node.crontab) : 0;
   }
+  // Dashboard widgets send what a person does, not what reaches them on a schedule.
+  if (node.type.startsWith('ui-')) return 0;
   // One message per entry: as many as the data has, not a schedule (a threshold decides what follows).
   if (node.type === 'energy-query' && (node.output === 'split' || node.follow === true)) return 0;
   return inputRate(node.id) + ownPollsPerDay(node);
