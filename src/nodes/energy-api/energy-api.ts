@@ -3,6 +3,7 @@ import { EnergyApiClient, isEnergyApiError, type KeyStatus, type RateLimitState 
 import type { EnergyApiConfigNode } from '../shared/config-types.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import { watchDailyBudget } from './daily-budget.js';
+import { nodeClock } from '../shared/clock.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
 
@@ -53,6 +54,7 @@ export = function (RED: NodeAPI): void {
         apiKey,
         tps: Number(def.tps) || undefined,
         tpd: Number(def.tpd) || undefined,
+        now: nodeClock(RED),
       });
       node.client.on('keyStatus', (status: KeyStatus) => {
         lastKey = status;
