@@ -5,6 +5,7 @@
 const CHAR_PX = 8;
 
 function estimatedWidth(node) {
+  if (/^link (in|out)$/.test(node.type) && node.l !== true) return 30; // drawn without a label
   const label = String(node.name || node.type);
   return Math.max(100, 20 * Math.ceil((label.length * CHAR_PX + 57) / 20));
 }
