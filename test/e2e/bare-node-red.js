@@ -11,6 +11,8 @@ const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const PACKAGE_NAME = require(path.join(ROOT, 'package.json')).name;
+/** Node-RED 4 by default; NODE_RED_MAJOR=5 (run on Node.js 22 or later) starts Node-RED 5. */
+const NODE_RED_DIR = path.join(ROOT, 'node_modules', process.env.NODE_RED_MAJOR === '5' ? 'node-red-5' : 'node-red');
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -42,13 +44,13 @@ async function startBareNodeRed() {
   fs.symlinkSync(ROOT, link, 'dir');
   fs.writeFileSync(path.join(userDir, 'package.json'), JSON.stringify({ name: 'bare-user-dir', private: true, dependencies: { [PACKAGE_NAME]: `file:${ROOT}` } }));
   const coreNodes = path.join(base, 'core-nodes');
-  fs.symlinkSync(path.dirname(require.resolve('@node-red/nodes/package.json', { paths: [path.join(ROOT, 'node_modules/node-red')] })), coreNodes, 'dir');
+  fs.symlinkSync(path.dirname(require.resolve('@node-red/nodes/package.json', { paths: [NODE_RED_DIR] })), coreNodes, 'dir');
   const settingsFile = path.join(base, 'settings.js');
   fs.writeFileSync(settingsFile, `module.exports = { ...require(${JSON.stringify(path.join(ROOT, 'scripts/start-settings.js'))}), coreNodesDir: ${JSON.stringify(coreNodes)} };\n`);
 
   const port = await freePort();
   const logs = [];
-  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/node-red/red.js'), '-u', userDir, '-p', String(port), '-s', settingsFile], {
+  const child = spawn(process.execPath, [path.join(NODE_RED_DIR, 'red.js'), '-u', userDir, '-p', String(port), '-s', settingsFile], {
     cwd: userDir, env: { ...process.env, NODE_RED_HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const collect = (chunk) => { for (const line of chunk.toString().split('\n')) if (line.trim()) logs.push(line); };
