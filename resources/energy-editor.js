@@ -5,6 +5,8 @@
   var NS = '@energy-monitor/node-red-energy-api/energy-api:common.';
   function t(key, opts) { return RED._(NS + key, opts); }
 
+  $('<style>').text('.energy-api-warning { color: var(--red-ui-text-color-error, #c00); }').appendTo('head');
+
   function configId(apiSelector) {
     var id = $(apiSelector).val();
     return id && id !== '_ADD_' ? id : null;
@@ -21,22 +23,48 @@
     else $hint.text(t('picker.failed', { message: (xhr.responseJSON && xhr.responseJSON.message) || xhr.statusText })).show();
   }
 
-  /** Fills a <datalist> for a typeable input; the user may always type an id by hand. */
+  /**
+   * Fills a <datalist> for a typeable input (the user may always type an id by hand) and a button beside it
+   * that lists every choice: a datalist only offers the choices that match what the input already holds.
+   */
   function fill($input, $hint, request, toOption) {
     var listId = $input.attr('id') + '-options';
     var $list = $('#' + listId);
     if (!$list.length) $list = $('<datalist>').attr('id', listId).insertAfter($input);
     $input.attr('list', listId);
+    var $button = choicesButton($input);
     $hint.text(t('picker.loading')).show();
     return request.then(function (items) {
+      var options = items.map(toOption);
       $list.empty();
-      items.forEach(function (item) {
-        var option = toOption(item);
+      options.forEach(function (option) {
         $('<option>').attr('value', option.value).text(option.text).appendTo($list);
       });
+      $button.data('options', options).prop('disabled', options.length === 0);
       $hint.hide();
       return items;
-    }, function (xhr) { showHint($hint, xhr); });
+    }, function (xhr) { $button.data('options', []).prop('disabled', true); showHint($hint, xhr); });
+  }
+
+  function choicesButton($input) {
+    var $button = $input.next('datalist').next('.energy-api-choices');
+    if ($button.length) return $button;
+    $input.css('width', 'calc(70% - 40px)');
+    $button = $('<button type="button" class="red-ui-button energy-api-choices" style="margin-left:4px;">' +
+      '<i class="fa fa-caret-down"></i></button>').attr('title', t('picker.all')).prop('disabled', true);
+    $button.insertAfter($input.next('datalist'));
+    $button.on('click', function (evt) {
+      evt.preventDefault();
+      var options = $button.data('options') || [];
+      RED.popover.menu({
+        options: options.map(function (o) { return { label: o.value + '  ·  ' + o.text, value: o.value }; }),
+        onselect: function (o) { $input.val(o.value).trigger('change'); },
+        maxHeight: 320,
+        width: Math.max($input.outerWidth(), 320),
+        disposeOnClose: true
+      }).show({ target: $input, align: 'right' });
+    });
+    return $button;
   }
 
   function devicePicker(input, apiSelector, hint) {
@@ -55,11 +83,16 @@
     function load() {
       var deviceId = $(deviceInput).val();
       if (!deviceId) return $.Deferred().resolve([]).promise();
+      var model = '';
       return fill($input, $hint, fetchList(apiSelector, '/devices/' + encodeURIComponent(deviceId)).then(function (device) {
+        model = device.model || '';
         return device[kind] || [];
       }), function (m) {
         var extra = kind === 'switches' ? ' · ' + m.state : ' · ' + m.ctRating + ' A';
         return { value: m.id, text: (m.label || m.id) + extra };
+      }).then(function (items) {
+        if (items && items.length === 0) $hint.text(t('picker.none.' + kind, { device: deviceId, model: model })).show();
+        return items;
       });
     }
     $(deviceInput).on('change', load);
@@ -84,5 +117,38 @@
     update();
   }
 
-  window.EnergyApiEditor = { devicePicker: devicePicker, memberPicker: memberPicker, costHint: costHint, t: t };
+  /**
+   * Editor twin of the runtime migrations (src/nodes/<node>/migrations.ts): a node saved by an older release
+   * and opened in the editor is saved back in the current shape. Version 1 fills what a 0.1 save lacks with
+   * the defaults. Call first in oneditprepare (the form is already filled from the node then).
+   * `steps` (optional): the node's later steps, `{ version, up(values) }`, mirroring its runtime steps.
+   */
+  function upgradeConfig(node, prefix, steps) {
+    var defaults = node._def.defaults;
+    var current = defaults.configVersion.value;
+    var saved = Number(node.configVersion) || 0;
+    if (saved >= current) return;
+    var values = {};
+    Object.keys(defaults).forEach(function (name) {
+      values[name] = node[name] === undefined || node[name] === null ? defaults[name].value : node[name];
+    });
+    (steps || []).filter(function (s) { return s.version > saved; }).forEach(function (s) { values = s.up(values); });
+    Object.keys(values).forEach(function (name) {
+      if (name === 'configVersion' || values[name] === node[name]) return;
+      var $input = $('#' + prefix + '-' + name);
+      if ($input.is(':checkbox')) $input.prop('checked', values[name] === true);
+      else $input.val(values[name]);
+    });
+    $('#' + prefix + '-configVersion').val(current);
+  }
+
+  /** A node dropped from the palette takes the config node when there is only one, instead of starting invalid. */
+  function pickOnlyConfig(node) {
+    if (node.api) return;
+    var configs = [];
+    RED.nodes.eachConfig(function (n) { if (n.type === 'energy-api') configs.push(n); });
+    if (configs.length === 1) node.api = configs[0].id;
+  }
+
+  window.EnergyApiEditor = { devicePicker: devicePicker, memberPicker: memberPicker, costHint: costHint, upgradeConfig: upgradeConfig, pickOnlyConfig: pickOnlyConfig, t: t };
 })();

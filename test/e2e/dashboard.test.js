@@ -250,6 +250,16 @@ describe('e2e: dashboard', function () {
     assert.ok(seconds < 20, `${seconds} s`);
   });
 
+  it('the energy-per-day page charts a month of daily totals', async () => {
+    const report = JSON.parse(fs.readFileSync(path.join(h.ROOT, 'examples', 'Energy per day chart (Dashboard 2).json'), 'utf8'));
+    const perDay = report.find((n) => n.type === 'ui-chart');
+    await page.goto(`${demo.dashboardUrl}/energy-per-day`);
+    const chart = await chartOf(page, perDay, (c) => c.series.length > 0 && c.series[0].data.length >= 29, 30000);
+    const days = chart.series[0].data.length;
+    assert.ok(days >= 29 && days <= 31, `${days} days`);
+    await h.screenshot(page, 'dashboard-daily-report.png');
+  });
+
   it('left no errors in the runtime log and reached no outside host', () => {
     assert.deepStrictEqual(h.errorLines(demo), []);
     assert.deepStrictEqual(browser.outside, []);

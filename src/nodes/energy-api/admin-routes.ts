@@ -34,6 +34,7 @@ export function registerAdminRoutes(RED: NodeAPI): void {
       accepted: key ? key.accepted : null,
       reason: key?.error?.message,
       rateLimit: client.rateLimitState(),
+      budget: config.dailyBudget?.(),
     };
   }));
 

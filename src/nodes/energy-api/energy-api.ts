@@ -2,7 +2,10 @@ import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { EnergyApiClient, isEnergyApiError, type KeyStatus, type RateLimitState } from '../../api/index.js';
 import type { EnergyApiConfigNode } from '../shared/config-types.js';
 import { registerAdminRoutes } from './admin-routes.js';
+import { watchDailyBudget } from './daily-budget.js';
 import { nodeClock } from '../shared/clock.js';
+import { upgradeSavedConfig } from '../shared/migrations.js';
+import { migrations } from './migrations.js';
 
 interface EnergyApiDef extends NodeDef {
   baseUrl: string;
@@ -21,6 +24,7 @@ const LOW_BUDGET_SHARE = 0.1;
 export = function (RED: NodeAPI): void {
   function EnergyApiNode(this: EnergyApiConfigNode & { credentials: EnergyApiCredentials }, def: EnergyApiDef): void {
     RED.nodes.createNode(this, def);
+    def = upgradeSavedConfig(this, def, migrations);
     const node = this;
     const users = new Map<string, Node>();
     node.timezone = def.timezone || undefined;
@@ -74,7 +78,11 @@ export = function (RED: NodeAPI): void {
       node.error(RED._('energy-api.errors.unusable', { reason: node.problem }));
     }
 
+    const budget = watchDailyBudget(RED, node, () => users.values(), () => node.client?.rateLimitState().tpd ?? (Number(def.tpd) || 10000));
+    node.dailyBudget = budget.report;
+
     node.on('close', (_removed: boolean, done: () => void) => {
+      budget.close();
       const client = node.client;
       node.client = undefined;
       users.clear();

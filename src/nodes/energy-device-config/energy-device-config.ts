@@ -4,6 +4,10 @@ import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { commonKey } from '../shared/i18n.js';
 import { confirmedOn, pendingCausedBy, pendingOf } from './pending.js';
 import { prepareUpdate } from './prepare-update.js';
+import { upgradeSavedConfig } from '../shared/migrations.js';
+import { migrations } from './migrations.js';
+import { attachDailyCost } from '../shared/request-cost.js';
+import { nodeClock } from '../shared/clock.js';
 
 interface DeviceConfigDef extends FlowNodeDef {
   waitForPending?: boolean;
@@ -17,6 +21,8 @@ const DEFAULT_TIMEOUT_S = 180;
 export = function (RED: NodeAPI): void {
   function EnergyDeviceConfigNode(this: Node, def: DeviceConfigDef): void {
     RED.nodes.createNode(this, def);
+    def = upgradeSavedConfig(this, def, migrations);
+    attachDailyCost(RED, this, def, () => ({ nowMs: nodeClock(RED)() }));
     const runtime = new FlowNodeRuntime(RED, this, def);
     const waitForPending = def.waitForPending === true;
     const timeout = Number(def.timeout);

@@ -5,6 +5,9 @@ import { commonKey } from '../shared/i18n.js';
 import { changeSignature, messageFields, readStatus, type StatusReading } from './read-status.js';
 import { MIN_INTERVAL_S, readSettings, type DeviceStatusDef, type DeviceStatusSettings } from './settings.js';
 import { statusFor, type Translate } from './status-text.js';
+import { upgradeSavedConfig } from '../shared/migrations.js';
+import { migrations } from './migrations.js';
+import { attachDailyCost } from '../shared/request-cost.js';
 
 /** Lets downstream nodes start before the deploy-time output (as the inject node's "once after"). */
 const DEPLOY_OUTPUT_DELAY_MS = 100;
@@ -12,6 +15,7 @@ const DEPLOY_OUTPUT_DELAY_MS = 100;
 export = function (RED: NodeAPI): void {
   function EnergyDeviceStatusNode(this: Node, def: DeviceStatusDef): void {
     RED.nodes.createNode(this, def);
+    def = upgradeSavedConfig(this, def, migrations);
     const node = this;
     const runtime = new FlowNodeRuntime(RED, node, def);
     const t: Translate = (key, params) => RED._(key, params);
@@ -31,6 +35,10 @@ export = function (RED: NodeAPI): void {
       node.warn(RED._('energy-device-status.errors.intervalTooShort', { interval: settings.raisedInterval, min: MIN_INTERVAL_S }));
     }
 
+    /** Devices seen by the last "every device" read: that mode costs one request per device. */
+    let deviceCount: number | undefined;
+    attachDailyCost(RED, node, def, () => ({ deviceCount }));
+
     /** Signature of the last output, for "only on change". */
     let lastSignature: string | undefined;
 
@@ -42,6 +50,7 @@ export = function (RED: NodeAPI): void {
         signal: runtime.signal,
       });
       runtime.status(statusFor(reading, t));
+      if (reading.mode === 'devices') deviceCount = reading.payload.length;
       return reading;
     };
 

@@ -6,6 +6,10 @@ import { resolveTimezone } from '../shared/timezone.js';
 import { assertModbusDevice, explainModbusRefusal, readDevice } from './modbus-device.js';
 import { readQuery, readRange, readScale, type ModbusReadOverrides, type ModbusReadSettings } from './modbus-input.js';
 import { fieldUnits, meterSegments, scaleEntries } from './modbus-output.js';
+import { upgradeSavedConfig } from '../shared/migrations.js';
+import { migrations } from './migrations.js';
+import { attachDailyCost } from '../shared/request-cost.js';
+import { nodeClock } from '../shared/clock.js';
 
 type ModbusReadDef = FlowNodeDef & ModbusReadSettings;
 type ModbusReadMsg = NodeMessageInFlow & ModbusReadOverrides & { deviceId?: unknown };
@@ -13,6 +17,8 @@ type ModbusReadMsg = NodeMessageInFlow & ModbusReadOverrides & { deviceId?: unkn
 export = function (RED: NodeAPI): void {
   function EnergyModbusReadNode(this: Node, def: ModbusReadDef): void {
     RED.nodes.createNode(this, def);
+    def = upgradeSavedConfig(this, def, migrations);
+    attachDailyCost(RED, this, def, () => ({ nowMs: nodeClock(RED)() }));
     const runtime = new FlowNodeRuntime(RED, this, def);
 
     runtime.onInput<ModbusReadMsg>(async ({ msg, send, client, config, signal }) => {

@@ -10,6 +10,11 @@ import { FollowStore, followKey, followWindow, isCompleteBucket, selectNew } fro
 import { chartSeries, seriesNames } from './outputs.js';
 import { readChartOptions, type ChartDef } from './chart-settings.js';
 import { catchUpSeconds, readSettings, resolveRange, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from './query-settings.js';
+import { upgradeSavedConfig } from '../shared/migrations.js';
+import { migrations } from './migrations.js';
+import { shortRetentionClip } from './clipped.js';
+import { attachDailyCost } from '../shared/request-cost.js';
+import { nodeClock } from '../shared/clock.js';
 
 type QueryInMsg = NodeMessageInFlow & QueryMsg & Record<string, unknown>;
 
@@ -23,6 +28,8 @@ interface Resolved {
 export = function (RED: NodeAPI): void {
   function EnergyQueryNode(this: Node, def: EnergyQueryDef & ChartDef): void {
     RED.nodes.createNode(this, def);
+    def = upgradeSavedConfig(this, def, migrations);
+    attachDailyCost(RED, this, def, () => ({ nowMs: nodeClock(RED)() }));
     const node = this;
     const runtime = new FlowNodeRuntime(RED, node, def);
     const output: OutputFormat = def.output === 'chart' || def.output === 'split' ? def.output : 'entries';
@@ -125,7 +132,14 @@ export = function (RED: NodeAPI): void {
       const { fromTs, toTs } = resolveRange(r.settings, r.timezone);
       const entries = await fetchRange(client, r, fromTs, toTs, signal);
       describe(msg, r, fromTs, toTs);
+      const clipped = kind === 'short' ? shortRetentionClip(fromTs, toTs, Math.floor(nodeClock(RED)() / 1000)) : undefined;
+      if (clipped) msg.clipped = clipped;
+      else delete msg.clipped;
       await emit(ctx, r, entries, false, false);
+      if (clipped) {
+        const from = formatTime(clipped.returned.fromTs, r.timezone ?? 'UTC').slice(0, 10);
+        runtime.status({ fill: 'yellow', shape: 'dot', text: RED._('energy-query.status.clipped', { count: entries.length, from }) });
+      }
     }
 
     async function runFollow(ctx: InputContext<QueryInMsg>, r: Resolved): Promise<void> {

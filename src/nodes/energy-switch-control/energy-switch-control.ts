@@ -4,6 +4,10 @@ import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { isConfirmed, parseCommand, stateLabel, switchIdFor, switchToControl } from './command.js';
 import { abortError, DevicePoller, timerSleep } from '../shared/device-poller.js';
 import { SwitchLane, type JobOutcome } from './switch-lane.js';
+import { upgradeSavedConfig } from '../shared/migrations.js';
+import { migrations } from './migrations.js';
+import { attachDailyCost } from '../shared/request-cost.js';
+import { nodeClock } from '../shared/clock.js';
 
 interface SwitchControlDef extends FlowNodeDef {
   switchId?: string;
@@ -20,6 +24,8 @@ const DEFAULT_TIMEOUT_S = 180;
 export = function (RED: NodeAPI): void {
   function EnergySwitchControlNode(this: Node, def: SwitchControlDef): void {
     RED.nodes.createNode(this, def);
+    def = upgradeSavedConfig(this, def, migrations);
+    attachDailyCost(RED, this, def, () => ({ nowMs: nodeClock(RED)() }));
     const rt = new FlowNodeRuntime(RED, this, def);
     const timeoutS = Number(def.timeout);
     const timeoutMs = (Number.isFinite(timeoutS) && timeoutS > 0 ? timeoutS : DEFAULT_TIMEOUT_S) * 1000;

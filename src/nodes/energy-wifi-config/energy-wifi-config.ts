@@ -4,6 +4,10 @@ import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { commonKey } from '../shared/i18n.js';
 import { DevicePoller, timerSleep } from '../shared/device-poller.js';
 import { parseWifiRequest, scrubPayload, wifiApplied, wifiResult, withoutPsk, type WifiRequest } from './wifi-request.js';
+import { upgradeSavedConfig } from '../shared/migrations.js';
+import { migrations } from './migrations.js';
+import { attachDailyCost } from '../shared/request-cost.js';
+import { nodeClock } from '../shared/clock.js';
 
 interface WifiConfigDef extends FlowNodeDef {
   timeout?: string | number;
@@ -18,6 +22,8 @@ const DEFAULT_TIMEOUT_S = 300;
 export = function (RED: NodeAPI): void {
   function EnergyWifiConfigNode(this: Node & { credentials?: WifiCredentials }, def: WifiConfigDef): void {
     RED.nodes.createNode(this, def);
+    def = upgradeSavedConfig(this, def, migrations);
+    attachDailyCost(RED, this, def, () => ({ nowMs: nodeClock(RED)() }));
     const node = this;
     const rt = new FlowNodeRuntime(RED, this, def);
     const timeoutS = Number(def.timeout);

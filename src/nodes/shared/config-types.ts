@@ -1,5 +1,6 @@
 import type { Node } from 'node-red';
 import type { EnergyApiClient, KeyStatus } from '../../api/index.js';
+import type { BudgetReport } from '../energy-api/daily-budget.js';
 
 /** What a flow node sees of its `energy-api` config node. */
 export interface EnergyApiConfigNode extends Node {
@@ -11,6 +12,8 @@ export interface EnergyApiConfigNode extends Node {
   timezone?: string;
   /** What the service last said of the key (undefined until it has answered once). */
   keyStatus(): KeyStatus | undefined;
+  /** What its deployed nodes' schedules will cost a day against the key's daily limit. */
+  dailyBudget?(): BudgetReport;
   register(user: Node): void;
   deregister(user: Node, done?: () => void): void;
 }

@@ -1,0 +1,9 @@
+import { fillMissing, numbersFromText, steps, type Migration } from '../shared/migrations.js';
+
+/**
+ * Saved-config upgrades of `energy-query`, oldest first (see src/nodes/shared/migrations.ts).
+ * Version 1: the 0.1 shape, with what a 0.1 flow may lack filled in with 0.1's defaults and numbers saved as numbers.
+ */
+export const migrations: readonly Migration[] = [
+  { version: 1, up: steps(fillMissing({ deviceId: '', kind: 'short', query: 'range', fromTs: '-1h', toTs: 'now', granularity: '5m', timezone: '', convert: '', powerFactor: false, groupByPhase: false, output: 'entries', follow: false, catchUp: 6 }), numbersFromText(['catchUp'])) },
+];

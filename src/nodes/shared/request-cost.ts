@@ -1,0 +1,171 @@
+import {
+  GRANULARITIES, parseTime, planLongRanges, planModbusRanges, planShortRanges,
+  type Granularity, type TimeInput,
+} from '../../api/index.js';
+
+/**
+ * A flow node that spends its key's daily budget on a schedule: its own polling, or the repeating
+ * injects that trigger it. The `energy-api` config node adds these up against the key's daily limit.
+ */
+export interface DailyRequestCost {
+  /** Requests a day this node makes while deployed, as far as schedules in the flows decide it. */
+  requestsPerDay(): number;
+}
+
+/** A node as the flows save it (flow JSON, or what the runtime's `RED.nodes.eachNode` gives). */
+export interface SavedNode {
+  id: string;
+  type: string;
+  wires?: string[][];
+  [property: string]: unknown;
+}
+
+export interface CostOptions {
+  /** Devices on the key, for "every device" status reads (1 + one per device); default 1. */
+  deviceCount?: number;
+  /** Clock for relative times such as "-1h" (the span matters, not the date). */
+  nowMs?: number;
+}
+
+const DAY_S = 86400;
+/** A confirmation is polled at most every 5 s and devices report about every 30 s: about six polls. */
+const CONFIRMATION_POLLS = 6;
+
+export function hasDailyCost<T>(node: T): node is T & DailyRequestCost {
+  return typeof (node as Partial<DailyRequestCost> | null)?.requestsPerDay === 'function';
+}
+
+/** How often a day `crontab` (the inject node's five fields) fires; unknown syntax counts as once. */
+export function cronRunsPerDay(crontab: string): number {
+  const fields = crontab.trim().split(/\s+/);
+  if (fields.length < 5) return 1;
+  const count = (field: string, min: number, max: number): number => {
+    let total = 0;
+    for (const part of field.split(',')) {
+      const [range, stepText] = part.split('/');
+      const step = Math.max(1, Number(stepText) || 1);
+      let lo = min;
+      let hi = max;
+      if (range !== '*') {
+        const [a, b] = range.split('-').map(Number);
+        if (!Number.isFinite(a)) return 1;
+        lo = a;
+        hi = stepText && b === undefined ? max : Number.isFinite(b) ? b : a;
+      }
+      total += Math.floor((hi - lo) / step) + 1;
+    }
+    return total;
+  };
+  const [minute, hour, , , weekday] = fields;
+  const days = weekday === '*' ? 1 : count(weekday, 0, 6) / 7;
+  return count(minute, 0, 59) * count(hour, 0, 23) * days;
+}
+
+/** Messages a day that reach `nodeId` from repeating injects, through the nodes between (one msg in, one out). */
+export function triggersPerDay(flow: readonly SavedNode[], nodeId: string): number {
+  const upstream = new Map<string, SavedNode[]>();
+  for (const node of flow) {
+    for (const port of node.wires ?? []) {
+      for (const target of port) upstream.set(target, [...(upstream.get(target) ?? []), node]);
+    }
+  }
+  const visiting = new Set<string>();
+  const rate = (id: string): number => {
+    if (visiting.has(id)) return 0;
+    visiting.add(id);
+    let total = 0;
+    for (const source of upstream.get(id) ?? []) total += emitsPerDay(source, rate);
+    visiting.delete(id);
+    return total;
+  };
+  return rate(nodeId);
+}
+
+function emitsPerDay(node: SavedNode, inputRate: (id: string) => number): number {
+  if (node.type === 'inject') {
+    const repeat = Number(node.repeat);
+    if (Number.isFinite(repeat) && repeat > 0) return DAY_S / repeat;
+    return typeof node.crontab === 'string' && node.crontab.trim() ? cronRunsPerDay(node.crontab) : 0;
+  }
+  // Dashboard widgets send what a person does, not what reaches them on a schedule.
+  if (node.type.startsWith('ui-')) return 0;
+  // One message per entry: as many as the data has, not a schedule (a threshold decides what follows).
+  if (node.type === 'energy-query' && (node.output === 'split' || node.follow === true)) return 0;
+  return inputRate(node.id) + ownPollsPerDay(node);
+}
+
+function ownPollsPerDay(node: SavedNode): number {
+  if (node.type !== 'energy-device-status') return 0;
+  const interval = Number(node.interval);
+  return Number.isFinite(interval) && interval > 0 ? DAY_S / Math.max(interval, 5) : 0;
+}
+
+function spanRequests(node: SavedNode, nowMs: number, plan: (fromTs: number, toTs: number, nowS: number) => number): number {
+  try {
+    const read = (value: unknown, fallback: string): number =>
+      parseTime((value === undefined || value === '' ? fallback : value) as TimeInput, { timezone: 'UTC', nowMs });
+    const toTs = read(node.toTs, 'now');
+    const fromTs = read(node.fromTs, node.type === 'energy-modbus-read' ? '-24h' : '-1h');
+    return Math.max(1, plan(fromTs, toTs, Math.max(toTs, Math.floor(nowMs / 1000))));
+  } catch {
+    return 1;
+  }
+}
+
+/** Requests one trigger of `node` makes (device lookups the client caches are not counted). */
+export function requestsPerTrigger(node: SavedNode, options: CostOptions = {}): number {
+  const nowMs = options.nowMs ?? Date.now();
+  switch (node.type) {
+    case 'energy-device-status':
+      return node.mode === 'devices' ? 1 + Math.max(1, options.deviceCount ?? 1) : 1;
+    case 'energy-query': {
+      if (node.query === 'first' || node.query === 'latest') return 1;
+      const granularity = (GRANULARITIES as readonly string[]).includes(String(node.granularity)) ? (node.granularity as Granularity) : '5m';
+      if (node.follow === true) {
+        // Follow re-reads only the catch-up window before its cursor.
+        const hours = node.catchUp === undefined || node.catchUp === '' ? 6 : Number(node.catchUp) || 0;
+        const window = { ...node, fromTs: `-${Math.max(1, Math.ceil(hours)) * 60 + 5}m`, toTs: 'now' };
+        return node.kind === 'long'
+          ? spanRequests(window, nowMs, (f, t, n) => planLongRanges(f, t, granularity, 'UTC', n).length)
+          : spanRequests(window, nowMs, (f, t, n) => planShortRanges(f, t, n).length);
+      }
+      return node.kind === 'long'
+        ? spanRequests(node, nowMs, (f, t, n) => planLongRanges(f, t, granularity, 'UTC', n).length)
+        : spanRequests(node, nowMs, (f, t, n) => planShortRanges(f, t, n).length);
+    }
+    case 'energy-modbus-read':
+      if (node.query === 'first' || node.query === 'latest') return 1;
+      return spanRequests(node, nowMs, (f, t, n) => planModbusRanges(f, t, n).length);
+    case 'energy-switch-control':
+    case 'energy-wifi-config':
+      return 1 + CONFIRMATION_POLLS;
+    case 'energy-device-config':
+      return 1 + (node.waitForPending === true ? CONFIRMATION_POLLS : 0);
+    default:
+      return 0;
+  }
+}
+
+/** What `node` costs a day: its own polling plus the scheduled messages that reach it, each at its per-trigger cost. */
+export function estimateRequestsPerDay(node: SavedNode, flow: readonly SavedNode[], options: CostOptions = {}): number {
+  const perTrigger = requestsPerTrigger(node, options);
+  if (perTrigger === 0) return 0;
+  return Math.ceil((ownPollsPerDay(node) + triggersPerDay(flow, node.id)) * perTrigger);
+}
+
+/** Every node of the deployed flows, as saved. */
+export function deployedNodes(RED: { nodes: { eachNode(cb: (node: object) => void): void } }): SavedNode[] {
+  const all: SavedNode[] = [];
+  RED.nodes.eachNode((node) => all.push(node as SavedNode));
+  return all;
+}
+
+/** Gives a flow node its `requestsPerDay()`, estimated from its saved properties and the deployed flows. */
+export function attachDailyCost(
+  RED: { nodes: { eachNode(cb: (node: object) => void): void } },
+  node: object,
+  saved: object,
+  options: () => CostOptions = () => ({}),
+): void {
+  (node as Partial<DailyRequestCost>).requestsPerDay = () => estimateRequestsPerDay(saved as SavedNode, deployedNodes(RED), options());
+}

@@ -1,0 +1,158 @@
+'use strict';
+// Editor details a first-time user meets, checked in Chromium against a Node-RED with one deployed energy-api
+// config node (no Dashboard 2): dropping a node, pickers, hints, dialog layout, icons and help.
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+const h = require('./harness');
+const { startBareNodeRed, admin } = require('./bare-node-red');
+
+const TAB = 'bb00000000000001';
+const CONFIG = 'bb000000000000cf';
+const DEVICE = 'D6S0000000002';
+const NO_SWITCHES = 'B3M0000000001';
+
+describe('e2e: editor polish', function () {
+  this.timeout(120000);
+  const types = h.packageNodeTypes();
+  let nr;
+  let browser;
+  let page;
+
+  const nodeOf = (type) => `bb00000000001${String(types.indexOf(type) + 1).padStart(3, '0')}`;
+
+  async function openDialog(type) {
+    await page.evaluate((id) => RED.editor.edit(RED.nodes.node(id)), nodeOf(type));
+    await page.waitForSelector('#node-input-api', { state: 'visible' });
+    await page.waitForTimeout(300);
+  }
+
+  async function closeDialog() {
+    await page.click('#node-dialog-cancel');
+    await page.waitForSelector('#node-input-api', { state: 'detached' });
+  }
+
+  before(async function () {
+    h.requireChromium(this);
+    nr = await startBareNodeRed();
+    const flows = [
+      { id: TAB, type: 'tab', label: 'Polish' },
+      { id: CONFIG, type: 'energy-api', name: 'sim', baseUrl: nr.simulator.baseUrl, tps: 5, tpd: 10000, timezone: '', configVersion: 1, credentials: { apiKey: nr.simulator.keys.full } },
+      ...types.map((type, i) => ({
+        id: nodeOf(type), type, z: TAB, name: '', api: CONFIG, deviceId: DEVICE, x: 200, y: 80 + i * 60, wires: type === 'energy-switch-control' ? [[], []] : [[]],
+        ...{ 'energy-switch-control': { switchId: `${DEVICE}_S1`, timeout: 180 }, 'energy-query': { kind: 'short', query: 'range', output: 'entries' }, 'energy-device-status': { mode: 'device', offlineAfter: 900, interval: 0 }, 'energy-modbus-read': { query: 'latest', scale: 'units' }, 'energy-wifi-config': { deviceId: 'D6W0000000005', timeout: 300 }, 'energy-device-config': { timeout: 180 } }[type],
+      })),
+    ];
+    await admin(nr.editorUrl, 'POST', 'flows', { flows });
+    browser = await h.launchBrowser();
+    page = browser.page;
+    await h.openEditor(page, nr.editorUrl);
+  });
+
+  after(async () => {
+    if (browser) await browser.close();
+    if (nr) await nr.stop();
+  });
+
+  it('a node dropped from the palette takes the only config node and is not invalid', async () => {
+    for (const type of types) {
+      await page.locator(`.red-ui-palette-node[data-palette-type="${type}"]`)
+        .dragTo(page.locator('#red-ui-workspace-chart'), { targetPosition: { x: 600, y: 100 + types.indexOf(type) * 50 } });
+      const dropped = await page.evaluate(() => { const n = RED.view.selection().nodes[0]; return { type: n.type, api: n.api, valid: n.valid }; });
+      assert.deepStrictEqual(dropped, { type, api: CONFIG, valid: true });
+    }
+    await h.screenshot(page, 'polish-dropped-nodes.png');
+  });
+
+  it('the device picker lists every device even when a device is set', async () => {
+    await openDialog('energy-query');
+    assert.strictEqual(await page.inputValue('#node-input-deviceId'), DEVICE);
+    const button = page.locator('#node-input-deviceId ~ .energy-api-choices');
+    await page.waitForFunction(() => !$('#node-input-deviceId ~ .energy-api-choices').prop('disabled'), null, { timeout: 10000 });
+    const listed = await page.$$eval('#node-input-deviceId-options option', (els) => els.length);
+    await button.click();
+    const items = page.locator('.red-ui-popover-panel:visible .red-ui-menu li');
+    await items.first().waitFor({ state: 'visible' });
+    assert.ok(listed >= 7, `${listed} devices`);
+    assert.strictEqual(await items.count(), listed, 'every device is offered, not only the one matching the value');
+    await h.screenshot(page, 'polish-device-choices.png');
+    await items.first().click();
+    assert.notStrictEqual(await page.inputValue('#node-input-deviceId'), DEVICE, 'picking a choice sets the device');
+    await closeDialog();
+  });
+
+  it('a device without switches says so in the switch picker', async () => {
+    await openDialog('energy-switch-control');
+    await page.fill('#node-input-deviceId', NO_SWITCHES);
+    await page.dispatchEvent('#node-input-deviceId', 'change');
+    const hint = page.locator('#energy-switch-control-switch-hint');
+    await page.waitForFunction(() => /no switches/.test($('#energy-switch-control-switch-hint').text()), null, { timeout: 10000 });
+    assert.ok(await hint.isVisible());
+    assert.match(await hint.innerText(), new RegExp(NO_SWITCHES));
+    await h.screenshot(page, 'polish-no-switches.png');
+    await closeDialog();
+  });
+
+  it('"0 = no polling" is stated next to the poll interval', async () => {
+    await openDialog('energy-device-status');
+    const row = await page.evaluate(() => $('#node-input-interval').closest('.form-row').text());
+    assert.match(row, /0 = no polling/);
+    await closeDialog();
+  });
+
+  it('every dialog has the Name row first and no select whose choices are cut off', async () => {
+    for (const type of types) {
+      await openDialog(type);
+      const firstRow = await page.evaluate(() => $('#dialog-form .form-row:visible').first().find('input:not([type=hidden]), select').attr('id'));
+      assert.strictEqual(firstRow, 'node-input-name', `${type}: the first row`);
+      const cut = await page.evaluate(() => {
+        const ctx = document.createElement('canvas').getContext('2d');
+        const found = [];
+        $('#dialog-form select:visible').each(function () {
+          const style = getComputedStyle(this);
+          ctx.font = `${style.fontSize} ${style.fontFamily}`;
+          const room = this.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 16; // the arrow
+          for (const option of this.options) {
+            if (ctx.measureText(option.text).width > room) found.push(`${this.id}: "${option.text}"`);
+          }
+        });
+        return found;
+      });
+      assert.deepStrictEqual(cut, [], `${type}: select choices wider than their select`);
+      await h.screenshot(page, `polish-dialog-${type}.png`);
+      await closeDialog();
+    }
+  });
+
+  it('every node type has its own icon', async () => {
+    const icons = types.map((type) => fs.readFileSync(path.join(h.ROOT, 'src', 'nodes', type, 'icons', `${type}.svg`), 'utf8'));
+    assert.strictEqual(new Set(icons).size, types.length);
+    const drawn = await page.$$eval('#red-ui-palette-container-energy .red-ui-palette-icon', (els) => els.map((e) => getComputedStyle(e).backgroundImage));
+    assert.strictEqual(new Set(drawn).size, types.length, drawn.join(' | '));
+  });
+
+  it('help code samples wrap instead of running out of the help panel', async () => {
+    await page.evaluate((id) => { RED.view.select({ nodes: [RED.nodes.node(id)] }); RED.sidebar.help.show('energy-device-config'); }, nodeOf('energy-device-config'));
+    await page.waitForSelector('.red-ui-help pre', { state: 'visible' });
+    const overflow = await page.$$eval('.red-ui-help pre', (els) => els.map((e) => ({ ws: getComputedStyle(e).whiteSpace, wide: e.scrollWidth > e.clientWidth + 1 })));
+    assert.ok(overflow.length > 0);
+    for (const pre of overflow) {
+      assert.strictEqual(pre.ws, 'pre-wrap');
+      assert.strictEqual(pre.wide, false);
+    }
+    await h.screenshot(page, 'polish-help.png');
+  });
+
+  it('the config dialog states what its nodes cost a day', async () => {
+    await page.evaluate((id) => RED.editor.editConfig('', 'energy-api', id), CONFIG);
+    await page.waitForFunction(() => /requests a day/.test($('#energy-api-budget-state').text()), null, { timeout: 10000 });
+    assert.match(await page.locator('#energy-api-budget-state').innerText(), /about \d+ requests a day/);
+    await h.screenshot(page, 'polish-config-budget.png');
+    await page.click('#node-config-dialog-cancel');
+  });
+
+  it('logged no page error and reached no outside host', () => {
+    assert.deepStrictEqual(browser.consoleErrors.filter((e) => !/Failed to load resource/.test(e)), []);
+    assert.deepStrictEqual(browser.outside, []);
+  });
+});
