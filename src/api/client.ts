@@ -90,6 +90,7 @@ export class EnergyApiClient extends EventEmitter {
   private models?: Promise<ModelInfo[]>;
   private closed = false;
   private lastKeyAccepted?: boolean;
+  private lastKey?: KeyStatus;
 
   constructor(options: ClientOptions) {
     super();
@@ -115,6 +116,11 @@ export class EnergyApiClient extends EventEmitter {
   /** The key named by its last 5 characters. */
   get key(): string {
     return this.keyHint;
+  }
+
+  /** What the service last said of the key (undefined until it has answered once). */
+  lastKeyStatus(): KeyStatus | undefined {
+    return this.lastKey;
   }
 
   rateLimitState(): RateLimitState {
@@ -337,6 +343,7 @@ export class EnergyApiClient extends EventEmitter {
     if (this.lastKeyAccepted === accepted && accepted) return;
     this.lastKeyAccepted = accepted;
     const status: KeyStatus = { accepted, key: this.keyHint, error };
+    this.lastKey = status;
     this.emit('keyStatus', status);
   }
 }

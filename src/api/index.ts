@@ -12,3 +12,4 @@ export { lteSignalQuality, wifiSignalQuality, signalQualityLabel, dbmLabel, type
 export { deviceFacts, type DeviceFacts, type SignalFact, type PendingFact } from './device-facts.js';
 export { scaleModbusEntry, isHundredthCounter, MODBUS_METER_FIELDS } from './modbus.js';
 export { supportsModbus, supportsSwitching, isRogowski, isDualTransport, channelCount, firmwareAtLeast, STANDARD_CT_RATINGS, ROGOWSKI_CT_RATING, WIFI_MIN_FIRMWARE } from './models.js';
+export { acquireClient, sharedClientHolders, type ClientLease } from './registry.js';

@@ -4,7 +4,7 @@ import { EnergyApiError } from './errors.js';
 import type { RateLimitState, RequestPriority } from './types.js';
 
 export interface LimiterOptions {
-  /** Requests per second allowed for the key until the service says otherwise (default 5). */
+  /** Requests per second assumed until the service's headers say otherwise (default 5, the live service's floor). */
   tps?: number;
   /** Requests per UTC day allowed for the key until the service says otherwise (default 10000). */
   tpd?: number;
@@ -67,8 +67,6 @@ export class RateLimiter extends EventEmitter {
   private dailyRemaining: number;
   private dailyResetAtMs: number;
   private pausedUntil = 0;
-  /** False until the first response: its headers may say the key's limit is below the assumed one. */
-  private heardFromService = false;
   private timer?: NodeJS.Timeout;
   private timerAt = Infinity;
   private stopped = false;
@@ -169,10 +167,6 @@ export class RateLimiter extends EventEmitter {
       }
     }
     this.emitState();
-    if (!this.heardFromService) {
-      this.heardFromService = true;
-      this.pump();
-    }
   }
 
   /** The service said the daily budget is spent (TOO_MANY_REQUESTS_TPD); `resetInS` seconds from now when known. */
@@ -234,8 +228,6 @@ export class RateLimiter extends EventEmitter {
     const windowMs = WINDOW_MS + this.marginMs;
     const pause = this.pausedUntil - t;
     // Unsent requests count as arriving now; settled unsent ones from their reservation.
-    // Until the first answer, one request at a time: the key's limit may be lower than assumed.
-    if (!this.heardFromService && this.slots.some((s) => !s.settled)) return Infinity;
     const times = this.slots.map((s) => s.sentAt ?? (s.settled ? s.reservedAt : Infinity));
     this.slots = this.slots.filter((_, i) => times[i] > t - windowMs);
     const live = times.filter((at) => at > t - windowMs).sort((a, b) => a - b);
