@@ -49,9 +49,9 @@ interface Waiter {
 }
 
 /**
- * The one rate limiter of a key. Requests are pipelined, but never more than the key's per-second
- * limit start within any window of one second plus a safety margin (a sliding window over the moments
- * requests reached the wire, so a stalled event loop cannot bunch them); interactive requests go
+ * The one rate limiter of a key. Requests are pipelined and spread evenly, and never more than the
+ * key's per-second limit start within any window of one second plus a safety margin (a sliding window
+ * over the moments requests reached the wire, so a stalled event loop cannot bunch them); interactive requests go
  * first; the daily budget is never overdrawn; after a 429 everything waits as the service asked.
  */
 export class RateLimiter extends EventEmitter {
@@ -67,6 +67,7 @@ export class RateLimiter extends EventEmitter {
   private dailyRemaining: number;
   private dailyResetAtMs: number;
   private pausedUntil = 0;
+  private lastStartAt = -Infinity;
   private timer?: NodeJS.Timeout;
   private timerAt = Infinity;
   private stopped = false;
@@ -103,6 +104,7 @@ export class RateLimiter extends EventEmitter {
         run: () => {
           signal?.removeEventListener('abort', onAbort);
           const slot: Slot = { reservedAt: this.monotonic(), settled: false };
+          this.lastStartAt = slot.reservedAt;
           this.slots.push(slot);
           const markSent = () => {
             if (slot.sentAt === undefined) slot.sentAt = this.monotonic();
@@ -144,8 +146,11 @@ export class RateLimiter extends EventEmitter {
     this.emitState();
   }
 
-  /** Learns the key's real limits from a response's headers (the live service's form and the spec's). */
-  learn(headers: HeaderBag): void {
+  /**
+   * Learns the key's real limits from a response's headers (the live service's form and the spec's).
+   * `refused` names the limit a 429 was for, which the generic X-RateLimit-* headers then describe.
+   */
+  learn(headers: HeaderBag, refused?: 'tps' | 'tpd' | 'server'): void {
     const nowS = this.now() / 1000;
     const tpsLimit = header(headers, 'x-ratelimit-tpslimit');
     const tpdLimit = header(headers, 'x-ratelimit-tpdlimit');
@@ -158,7 +163,10 @@ export class RateLimiter extends EventEmitter {
     const limit = header(headers, 'x-ratelimit-limit');
     const remaining = header(headers, 'x-ratelimit-remaining');
     const resetIn = resetInSeconds(header(headers, 'x-ratelimit-reset'), nowS);
-    if (limit !== undefined && resetIn !== undefined && tpdLimit === undefined) {
+    // On a 429 the generic headers describe the limit that refused it (its reset may be on another clock).
+    if (refused === 'tps' && limit !== undefined && tpsLimit === undefined) this.setTps(limit);
+    else if (refused === 'tpd' && limit !== undefined && tpdLimit === undefined) this.setTpd(limit);
+    else if (refused === undefined && limit !== undefined && resetIn !== undefined && tpdLimit === undefined) {
       if (resetIn > DAILY_RESET_THRESHOLD_S) {
         this.setTpd(limit);
         if (remaining !== undefined) this.setDailyRemaining(remaining, resetIn);
@@ -236,7 +244,10 @@ export class RateLimiter extends EventEmitter {
       const freeing = live[live.length - this.tps];
       windowWait = freeing === Infinity ? Infinity : freeing + windowMs - t;
     }
-    return Math.max(pause, windowWait, 0);
+    // Evenly spread as well: a burst of N at once reaches the service as a clump whose last member
+    // is counted late, which a window at the edge of the limit cannot absorb.
+    const spacingWait = this.lastStartAt + 1000 / this.tps - t;
+    return Math.max(pause, windowWait, spacingWait, 0);
   }
 
   private nextWaiter(): Waiter | undefined {

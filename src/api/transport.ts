@@ -145,7 +145,7 @@ export class Transport {
     } catch (err) {
       return this.networkFailure(err, spec, signal);
     }
-    this.limiter.learn(response.headers as Record<string, unknown>);
+    if (response.status !== 429) this.limiter.learn(response.headers as Record<string, unknown>);
     return this.interpret<T>(response, spec);
   }
 
@@ -188,6 +188,7 @@ export class Transport {
       retryAfterSeconds: retryAfter,
     };
     const error = this.apiError(429, body, spec, rateLimit);
+    this.limiter.learn(headers, scope);
     if (scope === 'tpd') {
       this.limiter.exhaustDailyBudget(resetIn);
       throw error;
