@@ -68,6 +68,8 @@ export class RateLimiter extends EventEmitter {
   private dailyResetAtMs: number;
   private pausedUntil = 0;
   private lastStartAt = -Infinity;
+  private remainingHeard = false;
+  private remainingHeardAtLimit = 0;
   private timer?: NodeJS.Timeout;
   private timerAt = Infinity;
   private stopped = false;
@@ -302,19 +304,23 @@ export class RateLimiter extends EventEmitter {
   }
 
   private setDailyRemaining(remaining: number, resetInS: number | undefined): void {
+    let trustAsIs = !this.remainingHeard || this.tpd !== this.remainingHeardAtLimit;
     if (resetInS !== undefined && resetInS > 0) {
       const resetAt = this.now() + resetInS * 1000;
       // A new day at the service: its count starts over, whatever we counted before.
-      if (resetAt > this.dailyResetAtMs + 60_000) this.dailyRemaining = this.tpd;
+      if (resetAt > this.dailyResetAtMs + 60_000) trustAsIs = true;
       this.dailyResetAtMs = resetAt;
     }
-    // Responses arrive out of order: the smaller count is the newer one within a day.
-    this.dailyRemaining = Math.max(0, Math.min(this.dailyRemaining, remaining));
+    // Within one day and one limit, responses arrive out of order: the smaller count is the newer one.
+    this.dailyRemaining = Math.max(0, trustAsIs ? remaining : Math.min(this.dailyRemaining, remaining));
+    this.remainingHeard = true;
+    this.remainingHeardAtLimit = this.tpd;
   }
 
   private rollDay(): void {
     if (this.now() >= this.dailyResetAtMs) {
       this.dailyRemaining = this.tpd;
+      this.remainingHeard = false;
       this.dailyResetAtMs = nextUtcMidnight(this.now());
     }
   }
