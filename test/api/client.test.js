@@ -64,6 +64,21 @@ for (const headerStyle of ['live', 'spec']) describe(`EnergyApiClient against th
       await c.getChannelCategories();
       assert.equal(apiRequests().filter((r) => r.path === '/v3/devices/channel-categories').length, 1, 'categories are cached');
     });
+    it('shares one request between concurrent reads of one device, each caller keeping its own signal', async () => {
+      const c = client();
+      sim.control.setFaults({ latencyMs: 200 });
+      const cancelled = new AbortController();
+      const reads = [c.getDevice(D.meter3M), c.getDevice(D.meter3M, { signal: cancelled.signal }), c.getDevice(D.meter3M), c.getDevice(D.wifi6MW)];
+      cancelled.abort();
+      const [a, b, d, w] = await Promise.allSettled(reads);
+      assert.equal(a.value.id, D.meter3M);
+      assert.equal(b.reason.code, 'ABORTED');
+      assert.equal(d.value, a.value);
+      assert.equal(w.value.id, D.wifi6MW);
+      assert.equal(apiRequests().filter((r) => r.path === `/v3/devices/${D.meter3M}`).length, 1);
+      await c.getDevice(D.meter3M);
+      assert.equal(apiRequests().filter((r) => r.path === `/v3/devices/${D.meter3M}`).length, 2, 'a later read asks again');
+    });
     it('sends the bearer key, the exact path and no trailing slash', async () => {
       await client().getDevice(D.meter3M);
       const [req] = apiRequests();
