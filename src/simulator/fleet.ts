@@ -175,7 +175,7 @@ export function createFleet(fleet: FleetOptions): SimDevice[] {
       switches: [
         { contactorType: 'NO', label: 'Hot water', state: 'open' },
         { contactorType: 'NC', label: 'Pool pump', state: 'open' },
-        { contactorType: 'NO', label: 'EV charger', state: 'open', closedStateLabel: 'Charging', openStateLabel: 'Paused' },
+        { contactorType: 'NO', label: 'EV charger', state: 'open' },
       ],
     }, fleet),
     build({

@@ -187,12 +187,14 @@ describe('simulator: switched loads', function () {
   it('a hot-water heater stops when its tank is full although its switch stays closed', async () => {
     await t.patch(`/devices/${SW}`, { switches: [{ id: `${SW}_S1`, state: 'closed' }] });
     t.sim.control.reportNow(SW);
-    t.sim.control.setClock({ advance: 5 * HOUR });
-    const records = await longFrom(START, START + 5 * HOUR);
+    // 08:30 to 18:00 in Sydney, across 00:00 UTC (11:00 local): no draws after the morning showers.
+    t.sim.control.setClock({ advance: 9.5 * HOUR });
+    const records = await longFrom(START, START + 9.5 * HOUR);
     const heat = records.map((e) => e.eReal[C.hotWater]);
     assert.equal(heat[1], 3600 * 300, 'full power once closed');
     const full = heat.findIndex((e, i) => i > 1 && e === 0);
     assert.ok(full > 0, 'the thermostat stopped the heater');
+    assert.ok(heat.slice(full).every((e) => e === 0), 'the tank stays full all day: no restart at the UTC day boundary');
     assert.equal((await t.get(`/devices/${SW}`)).body.switches[0].state, 'closed');
   });
 });

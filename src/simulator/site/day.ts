@@ -29,7 +29,7 @@ export interface DayData {
   real: Float64Array[];
   reactive: Float64Array[];
   /** Per channel stepped slot by slot (2880 slots of real energy), else undefined. */
-  slots: Array<Float64Array | undefined>;
+  slots: Array<Int32Array | undefined>;
 }
 
 interface SiteContext {
@@ -82,17 +82,28 @@ function momentAt(ctx: SiteContext, t: number): Moment {
   };
 }
 
-/** Whether the switch lets current flow during the slot starting at t (`hour`: local hour of t). */
-function closedAt(dev: SimDevice, sw: SimSwitch | undefined, role: ChannelRole, t: number, hour: number): boolean {
-  if (!sw) return true;
+/**
+ * Whether the switch lets current flow in each of `count` slots from `from` (a slot follows the
+ * state in effect at its start): the switch history, else the state held since the simulator
+ * started, else (before the start) the load's old timer. Without a switch, always.
+ */
+function closedFlags(ctx: SiteContext, sw: SimSwitch | undefined, role: ChannelRole, from: number, count: number): Uint8Array {
+  const out = new Uint8Array(count);
+  if (!sw) return out.fill(1);
+  const dev = ctx.dev;
+  const history = sw.history;
+  let next = 0;
   let state: string | undefined;
-  for (const e of sw.history) {
-    if (e.at <= t) state = e.state;
-    else break;
+  for (let k = 0; k < count; k++) {
+    const t = from + k * SLOT;
+    while (next < history.length && history[next].at <= t) state = history[next++].state;
+    let closed: boolean;
+    if (state !== undefined) closed = state === 'closed';
+    else if (t >= dev.since) closed = sw.initialState === 'closed';
+    else closed = historicSchedule(role, localHour(ctx, t));
+    out[k] = closed ? 1 : 0;
   }
-  if (state !== undefined) return state === 'closed';
-  if (t >= dev.since) return sw.initialState === 'closed';
-  return historicSchedule(role, hour);
+  return out;
 }
 
 const localHour = (ctx: SiteContext, t: number): number => {
@@ -135,23 +146,30 @@ function habitsOf(ctx: SiteContext, localDay: number): Habits {
   };
 }
 
-/** Stepped loads start this long before the day, from a full tank and an unplugged car. */
-const WARM_UP = 12 * 3600;
+/** What a stepped load carries from one slot to the next: the tank and the car. */
+interface StepState {
+  /** Heat the tank misses (J); 0 = full. */
+  deficit: number;
+  heating: boolean;
+  plugged: boolean;
+  arrivedDay: number;
+  /** Energy the car still wants (J). */
+  need: number;
+}
 
-/** Slot energies of a thermostat hot-water heater or an EV charger over `total` slots from `from`; the last day's are returned. */
-function steppedLoad(ctx: SiteContext, role: ChannelRole & { kind: 'hotwater' | 'ev' }, from: number, total: number): Float64Array {
-  const dev = ctx.dev;
-  const sw = switchOf(dev, role);
-  const out = new Float64Array(SLOTS_PER_DAY);
+/** At the first data of a device: a full tank and an unplugged car. */
+const FRESH: StepState = { deficit: 0, heating: false, plugged: false, arrivedDay: Number.NaN, need: 0 };
+
+/** Slot energies of a thermostat hot-water heater or an EV charger over one UTC day, from `state` (advanced in place). */
+function steppedLoad(ctx: SiteContext, role: ChannelRole & { kind: 'hotwater' | 'ev' }, from: number, state: StepState): Int32Array {
+  const sw = switchOf(ctx.dev, role);
+  const out = new Int32Array(SLOTS_PER_DAY);
   const max = role.watts * SLOT;
-  let deficit = 0;
-  let heating = false;
-  let plugged = false;
-  let arrivedDay = Number.NaN;
-  let need = 0;
+  let { deficit, heating, plugged, arrivedDay, need } = state;
   let habitsDay = Number.NaN;
   let h: Habits | undefined;
-  for (let k = 0; k < total; k++) {
+  const closed = closedFlags(ctx, sw, role, from, SLOTS_PER_DAY);
+  for (let k = 0; k < SLOTS_PER_DAY; k++) {
     const t = from + k * SLOT;
     const local = t + ctx.offset;
     const localDay = Math.floor(local / DAY);
@@ -160,7 +178,7 @@ function steppedLoad(ctx: SiteContext, role: ChannelRole & { kind: 'hotwater' | 
       h = habitsOf(ctx, localDay);
       habitsDay = localDay;
     }
-    const enabled = sw ? closedAt(dev, sw, role, t, hour) : role.kind === 'hotwater' ? hour >= 23 || hour < 7 : true;
+    const enabled = sw ? closed[k] === 1 : role.kind === 'hotwater' ? hour >= 23 || hour < 7 : true;
     let e = 0;
     if (role.kind === 'hotwater') {
       const use = (hour >= 6.5 && hour < 8 ? h.morningDraw : 0) + (hour >= 18.5 && hour < 21 ? h.eveningDraw : 0);
@@ -188,21 +206,74 @@ function steppedLoad(ctx: SiteContext, role: ChannelRole & { kind: 'hotwater' | 
         need -= e;
       }
     }
-    if (k >= total - SLOTS_PER_DAY) out[k - (total - SLOTS_PER_DAY)] = e;
+    out[k] = e;
   }
+  Object.assign(state, { deficit, heating, plugged, arrivedDay, need });
   return out;
 }
 
+/** End-of-day states of a stepped channel, with the switch-history version they were built at. */
+interface StepEnd {
+  version: number;
+  zone: string | undefined;
+  state: StepState;
+}
+
+const stepEnds = new WeakMap<SimDevice, Map<number, Map<number, StepEnd>>>();
+
+function endsOf(dev: SimDevice, channel: number): Map<number, StepEnd> {
+  let byChannel = stepEnds.get(dev);
+  if (!byChannel) {
+    byChannel = new Map();
+    stepEnds.set(dev, byChannel);
+  }
+  let ends = byChannel.get(channel);
+  if (!ends) {
+    ends = new Map();
+    byChannel.set(channel, ends);
+  }
+  return ends;
+}
+
+/** Valid unless a switch change recorded since `version` falls before the end of `day`. */
+function unchangedSince(dev: SimDevice, version: number, zone: string | undefined, day: number): boolean {
+  if (zone !== dev.timezone) return false;
+  const end = (day + 1) * DAY;
+  for (let i = version; i < dev.switchChanges.length; i++) if (dev.switchChanges[i] < end) return false;
+  return true;
+}
+
+/**
+ * The tank and car at the start of `day`: stepped day by day from the device's first data
+ * (each day's end is kept), so the state runs on without a break from day to day.
+ */
+function stepStateAt(dev: SimDevice, channel: number, role: ChannelRole & { kind: 'hotwater' | 'ev' }, day: number): StepState {
+  const ends = endsOf(dev, channel);
+  const firstDay = Math.floor(dev.dataStart / DAY);
+  let from = day - 1;
+  while (from >= firstDay) {
+    const end = ends.get(from);
+    if (end && unchangedSince(dev, end.version, end.zone, from)) break;
+    from--;
+  }
+  const state: StepState = from >= firstDay ? { ...(ends.get(from) as StepEnd).state } : { ...FRESH };
+  for (let d = Math.max(from + 1, firstDay); d < day; d++) {
+    steppedLoad(context(dev, d), role, d * DAY, state);
+    ends.set(d, { version: dev.switchChanges.length, zone: dev.timezone, state: { ...state } });
+  }
+  return state;
+}
+
 /** Slot energies of a load or solar channel gated by a switch. */
-function gatedLoad(ctx: SiteContext, role: ChannelRole, dayStart: number, moments: Moment[]): Float64Array {
-  const out = new Float64Array(SLOTS_PER_DAY);
-  const sw = switchOf(ctx.dev, role);
+function gatedLoad(ctx: SiteContext, role: ChannelRole, dayStart: number, moments: Moment[]): Int32Array {
+  const out = new Int32Array(SLOTS_PER_DAY);
+  const closed = closedFlags(ctx, switchOf(ctx.dev, role), role, dayStart, SLOTS_PER_DAY);
   for (let r = 0; r < RECORDS_PER_DAY; r++) {
     const watts = recordPower(ctx, role, moments[r]);
     if (watts === 0) continue;
     for (let s = 0; s < SLOTS_PER_RECORD; s++) {
-      const t = dayStart + r * RECORD + s * SLOT;
-      if (closedAt(ctx.dev, sw, role, t, localHour(ctx, t))) out[r * SLOTS_PER_RECORD + s] = Math.round(watts * SLOT);
+      const k = r * SLOTS_PER_RECORD + s;
+      if (closed[k] === 1) out[k] = Math.round(watts * SLOT);
     }
   }
   return out;
@@ -223,7 +294,7 @@ function buildDay(dev: SimDevice, day: number): DayData {
   const n = dev.roles.length;
   const real: Float64Array[] = [];
   const reactive: Float64Array[] = [];
-  const slots: Array<Float64Array | undefined> = [];
+  const slots: Array<Int32Array | undefined> = [];
   const moments: Moment[] = [];
   for (let r = 0; r < RECORDS_PER_DAY; r++) moments.push(momentAt(ctx, dayStart + r * RECORD + RECORD / 2));
   for (let c = 0; c < n; c++) {
@@ -231,8 +302,12 @@ function buildDay(dev: SimDevice, day: number): DayData {
     const rec = new Float64Array(RECORDS_PER_DAY);
     const q = new Float64Array(RECORDS_PER_DAY);
     const ratio = REACTIVE_RATIO[role.kind];
-    let slot: Float64Array | undefined;
-    if (stepped(role)) slot = steppedLoad(ctx, role, dayStart - WARM_UP, WARM_UP / SLOT + SLOTS_PER_DAY);
+    let slot: Int32Array | undefined;
+    if (stepped(role)) {
+      const state = stepStateAt(dev, c, role, day);
+      slot = steppedLoad(ctx, role, dayStart, state);
+      endsOf(dev, c).set(day, { version: dev.switchChanges.length, zone: dev.timezone, state });
+    }
     else if (gated(role)) slot = gatedLoad(ctx, role, dayStart, moments);
     if (slot) {
       for (let r = 0; r < RECORDS_PER_DAY; r++) {
@@ -276,7 +351,8 @@ function buildDay(dev: SimDevice, day: number): DayData {
 
 // ---- cache ----
 
-const MAX_CACHED_DAYS = 1500;
+/** About 60 MB at most: two years of the largest site. */
+const MAX_CACHED_DAYS = 800;
 const cache = new Map<string, DayData>();
 const deviceKeys = new WeakMap<SimDevice, string>();
 let nextDeviceKey = 0;
