@@ -1,5 +1,6 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { EnergyApiClient, isEnergyApiError, type KeyStatus, type RateLimitState } from '../../api/index.js';
+import { nodeClock } from '../shared/clock.js';
 import type { EnergyApiConfigNode } from '../shared/config-types.js';
 import { registerAdminRoutes } from './admin-routes.js';
 
@@ -49,6 +50,7 @@ export = function (RED: NodeAPI): void {
         apiKey,
         tps: Number(def.tps) || undefined,
         tpd: Number(def.tpd) || undefined,
+        now: nodeClock(RED),
       });
       node.client.on('keyStatus', (status: KeyStatus) => {
         lastKey = status;

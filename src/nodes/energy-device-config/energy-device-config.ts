@@ -26,7 +26,7 @@ export = function (RED: NodeAPI): void {
       const deviceId = runtime.deviceId(msg);
       const update = prepareUpdate(msg.payload, deviceId);
       runtime.busy(RED._(commonKey('status.requesting')));
-      const started = Date.now();
+      const started = runtime.now();
       const outcome = await client.updateDevice(deviceId, update, { signal });
       const out = msg as ConfigMessage & Record<string, unknown>;
       out.deviceId = deviceId;
@@ -53,7 +53,7 @@ export = function (RED: NodeAPI): void {
         device = waited.device;
         confirmed = waited.done;
       }
-      const elapsed = Date.now() - started;
+      const elapsed = runtime.now() - started;
       Object.assign(out, { payload: device, pending: pendingOf(device), confirmed, elapsed });
       runtime.status(
         confirmed

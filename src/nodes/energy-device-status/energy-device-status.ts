@@ -40,6 +40,7 @@ export = function (RED: NodeAPI): void {
         deviceId: () => runtime.deviceId(msg),
         offlineAfterSeconds: settings.offlineAfterSeconds,
         signal: runtime.signal,
+        now: runtime.now,
       });
       runtime.status(statusFor(reading, t));
       return reading;

@@ -23,6 +23,8 @@ export interface ReadRequest {
   deviceId: () => string;
   offlineAfterSeconds: number;
   signal: AbortSignal;
+  /** The nodes' clock in ms: how long ago a device was heard. */
+  now(): number;
 }
 
 export function checkMode(mode: unknown): StatusMode {
@@ -40,12 +42,12 @@ export async function readStatus(client: EnergyApiClient, request: ReadRequest):
     case 'device': {
       const deviceId = request.deviceId();
       const device = await client.getDevice(deviceId, { signal });
-      return { mode: 'device', payload: device, deviceId, facts: deviceFacts(device, offlineAfterSeconds) };
+      return { mode: 'device', payload: device, deviceId, facts: deviceFacts(device, offlineAfterSeconds, request.now()) };
     }
     case 'devices': {
       const ids = await client.listDevices({ signal });
       const devices = await Promise.all(ids.map((id) => client.getDevice(id, { signal })));
-      const now = Date.now();
+      const now = request.now();
       return {
         mode: 'devices',
         payload: devices,

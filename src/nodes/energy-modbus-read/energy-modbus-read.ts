@@ -20,7 +20,7 @@ export = function (RED: NodeAPI): void {
       const query = readQuery(msg, def);
       const scale = readScale(msg, def);
       // Refuse unreadable times before any request; they are read again in the device's timezone.
-      if (query === 'range') readRange(msg, def, { timezone: config.timezone });
+      if (query === 'range') readRange(msg, def, { timezone: config.timezone, nowMs: runtime.now() });
       runtime.busy(RED._(commonKey('status.requesting')));
 
       const device = await readDevice(client, deviceId, { signal });
@@ -31,7 +31,7 @@ export = function (RED: NodeAPI): void {
       const out = msg as ModbusReadMsg & Record<string, unknown>;
       try {
         if (query === 'range') {
-          const range = readRange(msg, def, { timezone });
+          const range = readRange(msg, def, { timezone, nowMs: runtime.now() });
           entries = await client.getModbus(deviceId, range, { signal });
           out.range = { ...range, timezone };
         } else {

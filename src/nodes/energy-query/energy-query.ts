@@ -29,13 +29,13 @@ export = function (RED: NodeAPI): void {
     // Follow triggers run one after another, so two overlapping triggers never emit the same entry.
     let followChain: Promise<unknown> = Promise.resolve();
 
-    const nowS = (): number => Math.floor(Date.now() / 1000);
+    const nowS = (): number => Math.floor(runtime.now() / 1000);
 
     async function resolve(msg: QueryInMsg, client: EnergyApiClient, signal: AbortSignal, config: { timezone?: string }): Promise<Resolved> {
       const deviceId = runtime.deviceId(msg);
       const settings = readSettings(def, msg);
       // Bad time text is refused before any request; the real reading needs the device's timezone.
-      if (settings.query === 'range') resolveRange(settings, settings.timezone);
+      if (settings.query === 'range') resolveRange(settings, settings.timezone, runtime.now());
       const needsDevice = !settings.timezone || output === 'chart';
       const device = needsDevice ? await client.knownDevice(deviceId, { signal }) : undefined;
       return { deviceId, settings, timezone: resolveTimezone(settings.timezone, device, config), device };
@@ -112,7 +112,7 @@ export = function (RED: NodeAPI): void {
         emit(ctx, r, entry ? [entry] : [], true, false);
         return;
       }
-      const { fromTs, toTs } = resolveRange(r.settings, r.timezone);
+      const { fromTs, toTs } = resolveRange(r.settings, r.timezone, runtime.now());
       const entries = await fetchRange(client, r, fromTs, toTs, signal);
       describe(msg, r, fromTs, toTs);
       emit(ctx, r, entries, false, false);
@@ -120,7 +120,7 @@ export = function (RED: NodeAPI): void {
 
     async function runFollow(ctx: InputContext<QueryInMsg>, r: Resolved): Promise<void> {
       const catchUpS = catchUpSeconds(def);
-      const { fromTs: startTs, toTs } = resolveRange(r.settings, r.timezone);
+      const { fromTs: startTs, toTs } = resolveRange(r.settings, r.timezone, runtime.now());
       const { kind, granularity } = r.settings;
       const key = followKey(r.deviceId, kind, granularity);
       const state = (await store.load(key)) ?? { startTs, emitted: [] };

@@ -22,7 +22,7 @@ export = function (RED: NodeAPI): void {
     const rt = new FlowNodeRuntime(RED, this, def);
     const timeoutS = Number(def.timeout);
     const timeoutMs = (Number.isFinite(timeoutS) && timeoutS > 0 ? timeoutS : DEFAULT_TIMEOUT_S) * 1000;
-    const poller = new DevicePoller(() => rt.client(), timerSleep((fn, ms) => rt.setTimer(fn, ms), (t) => rt.clearTimer(t)), rt.signal);
+    const poller = new DevicePoller(() => rt.client(), timerSleep((fn, ms) => rt.setTimer(fn, ms), (t) => rt.clearTimer(t)), rt.signal, rt.now);
     const key = (k: string, opts?: Record<string, string>): string => RED._(`energy-wifi-config.${k}`, opts);
     // One WiFi change at a time: a second one waits until the first is applied or timed out.
     let previous: Promise<unknown> = Promise.resolve();

@@ -1,5 +1,6 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow, NodeStatus } from 'node-red';
 import { checkDeviceId, EnergyApiError, type EnergyApiClient } from '../../api/index.js';
+import { nodeClock, type Now } from './clock.js';
 import type { EnergyApiConfigNode } from './config-types.js';
 import { errorDetails, shortReason, toError } from './errors.js';
 import { commonKey } from './i18n.js';
@@ -30,6 +31,8 @@ type Handler<M extends NodeMessageInFlow> = (ctx: InputContext<M>) => Promise<vo
  */
 export class FlowNodeRuntime {
   readonly config: EnergyApiConfigNode | null;
+  /** The nodes' clock in ms (see nodeClock): every time-based decision of a node reads it. */
+  readonly now: Now;
   private readonly aborter = new AbortController();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly cleanups: Array<() => void | Promise<void>> = [];
@@ -39,6 +42,7 @@ export class FlowNodeRuntime {
     readonly node: Node,
     private readonly def: FlowNodeDef,
   ) {
+    this.now = nodeClock(RED);
     this.config = (def.api ? (RED.nodes.getNode(def.api) as EnergyApiConfigNode | null) : null) ?? null;
     if (!this.config) {
       this.node.status({ fill: 'red', shape: 'ring', text: RED._(commonKey('status.noConfig')) });
