@@ -22,12 +22,12 @@ function apiConfig(sim, key = sim.keys.full, extra = {}) {
 }
 
 /**
- * The instant node tests run at: Wednesday 2026-07-15 03:00 UTC. At least three hours from UTC
+ * The instant node tests run at: Wednesday 2026-07-15 03:00:12 UTC. At least three hours from UTC
  * midnight and from local midnight on every demo device (Sydney 13:00, Berlin 05:00, London 04:00,
- * Perth 11:00), a month from any DST change, after the modbus meter change: no verdict depends on
- * the day the tests run.
+ * Perth 11:00), a month from any DST change, after the modbus meter change, and 12 s after a device
+ * report (not on one): no verdict depends on the day the tests run.
  */
-const TEST_NOW_S = Date.UTC(2026, 6, 15, 3, 0, 0) / 1000;
+const TEST_NOW_S = Date.UTC(2026, 6, 15, 3, 0, 12) / 1000;
 
 /**
  * A simulator whose clock the test controls (frozen at `now`, default TEST_NOW_S; step it with
