@@ -40,9 +40,12 @@ async function startClockedSimulator(options = {}) {
   return sim;
 }
 
-/** Nodes loaded from now on read `sim`'s clock: Node-RED's setting `energyApi.now` (ms). */
-function useSimClock(sim) {
-  helper.settings({ energyApi: { now: () => sim.control.now() * 1000 } });
+/**
+ * Nodes loaded from now on read `sim`'s clock: Node-RED's setting `energyApi.now` (ms). `settings` are
+ * other runtime settings for the same loads (helper.settings replaces all earlier ones: use this instead).
+ */
+function useSimClock(sim, settings = {}) {
+  helper.settings({ ...settings, energyApi: { now: () => sim.control.now() * 1000 } });
 }
 
 /** Starts the helper's server (mocha: call in before/beforeEach with done). */
