@@ -3,7 +3,7 @@ import { EnergyApiError, describeKey } from './errors.js';
 import { RateLimiter, sleep } from './limiter.js';
 import { checkGranularity, checkTimestamps, checkTimezone, energyOptionParams, type QueryParams } from './params.js';
 import { planLongRanges, planModbusRanges, planShortRanges } from './ranges.js';
-import { Transport } from './transport.js';
+import { Transport, type RetryInfo } from './transport.js';
 import { assertDeviceUpdate } from './validation.js';
 import type {
   ChannelCategory, Device, DeviceUpdate, EnergyEntry, EnergyKind, EnergyOptions, EnergyRangeQuery, ModbusEntry,
@@ -28,6 +28,8 @@ export interface ClientOptions {
 export interface CallOptions {
   signal?: AbortSignal;
   priority?: RequestPriority;
+  /** Told before each retry of a request of this call (outage, 5xx, 429) and when that request ends. */
+  onRetry?: (retry: RetryInfo) => void;
 }
 
 export type Edge = 'first' | 'latest';
@@ -43,6 +45,7 @@ export interface WaitOptions {
   /** At least 5000: the spec allows one pending poll per device per 5 s. */
   intervalMs?: number;
   signal?: AbortSignal;
+  onRetry?: CallOptions['onRetry'];
 }
 
 export interface WaitOutcome {
@@ -224,7 +227,7 @@ export class EnergyApiClient extends EventEmitter {
         return { device, done: isDone(device), elapsedMs: this.now() - started, polls };
       }
       await sleep(wait, options.signal);
-      const device = await this.getDevice(id, { signal: options.signal, priority: 'interactive' });
+      const device = await this.getDevice(id, { signal: options.signal, priority: 'interactive', onRetry: options.onRetry });
       polls += 1;
       if (isDone(device)) return { device, done: true, elapsedMs: this.now() - started, polls };
     }
@@ -281,13 +284,20 @@ export class EnergyApiClient extends EventEmitter {
 
   private async send<T>(spec: { method: 'GET' | 'PATCH'; path: string; query?: QueryParams; body?: unknown } & CallOptions) {
     if (this.closed) throw new EnergyApiError({ code: 'ABORTED', message: 'the client is closed', sent: false });
+    let retries = 0;
+    const onRetry = spec.onRetry && ((retry: RetryInfo) => {
+      if (retry.kind === 'retrying') retries = retry.attempt;
+      spec.onRetry?.(retry);
+    });
     try {
-      const response = await this.transport.request<T>(spec);
+      const response = await this.transport.request<T>({ ...spec, onRetry });
       this.noteKey(true);
       return response;
     } catch (err) {
       if (err instanceof EnergyApiError && (err.status === 401 || err.code === 'NOT_PERMITTED')) this.noteKey(false, err);
       throw err;
+    } finally {
+      if (retries > 0) spec.onRetry?.({ kind: 'settled', retries });
     }
   }
 

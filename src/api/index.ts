@@ -3,6 +3,7 @@ export * from './errors.js';
 export { EnergyApiClient, PENDING_POLL_MIN_MS, checkBaseUrl, checkDeviceId, mergeByTimestamp } from './client.js';
 export type { CallOptions, ClientOptions, Edge, KeyStatus, UpdateOutcome, WaitOptions, WaitOutcome } from './client.js';
 export { RateLimiter } from './limiter.js';
+export type { RetryInfo } from './transport.js';
 export { parseTime, formatTime, isValidTimezone, startOfUnit, addUnits, type TimeInput, type TimeContext } from './time.js';
 export { planShortRanges, planLongRanges, planModbusRanges, floorToBucket, SHORT_MAX_SPAN_S, SHORT_RETENTION_S, MODBUS_MAX_SPAN_S, LONG_MAX_SPAN_S, LONG_SPAN_LABEL } from './ranges.js';
 export { checkDeviceUpdate, assertDeviceUpdate, type UpdateContext } from './validation.js';

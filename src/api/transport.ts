@@ -20,6 +20,14 @@ export interface TransportOptions {
   now?: () => number;
 }
 
+/**
+ * A request's retries: `retrying` before each one (`attempt` 1 = the first retry, after `waitMs`);
+ * the client adds `settled` once when a request that was retried ends, answered or failed.
+ */
+export type RetryInfo =
+  | { kind: 'retrying'; attempt: number; waitMs: number; error: EnergyApiError }
+  | { kind: 'settled'; retries: number };
+
 export interface RequestSpec {
   method: 'GET' | 'PATCH';
   path: string;
@@ -27,6 +35,8 @@ export interface RequestSpec {
   body?: unknown;
   priority?: RequestPriority;
   signal?: AbortSignal;
+  /** Told of retries, so a caller can show that the request is not lost. */
+  onRetry?: (retry: RetryInfo) => void;
 }
 
 export interface ApiResponse<T> {
@@ -96,6 +106,7 @@ export class Transport {
       const waitMs = outcome.waitMs ?? this.backoff(attempt);
       // A 429 concerns the whole key: every queued request waits, not only this one.
       if (outcome.error.status === 429) this.limiter.pauseUntil(this.now() + waitMs);
+      spec.onRetry?.({ kind: 'retrying', attempt: attempt + 1, waitMs, error: outcome.error });
       await sleep(waitMs, signal);
     }
   }

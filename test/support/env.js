@@ -67,7 +67,7 @@ async function flowWith(sim, flowNodes, { key = sim.keys.full, config = {}, cred
   const helpers = [...targets].filter((id) => !defined.has(id)).map((id) => ({ id, type: 'helper' }));
   const flow = [
     api.node, ...flowNodes, ...helpers,
-    { id: 'catch', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
+    { id: 'catch-all', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
     { id: 'caught', type: 'helper' },
   ];
   await load(modules, flow, credentials ?? api.credentials);

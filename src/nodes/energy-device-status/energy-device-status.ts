@@ -39,7 +39,7 @@ export = function (RED: NodeAPI): void {
         mode: settings.mode,
         deviceId: () => runtime.deviceId(msg),
         offlineAfterSeconds: settings.offlineAfterSeconds,
-        signal: runtime.signal,
+        call: runtime.call,
         now: runtime.now,
       });
       runtime.status(statusFor(reading, t));

@@ -15,7 +15,7 @@ export = function (RED: NodeAPI): void {
     RED.nodes.createNode(this, def);
     const runtime = new FlowNodeRuntime(RED, this, def);
 
-    runtime.onInput<ModbusReadMsg>(async ({ msg, send, client, config, signal }) => {
+    runtime.onInput<ModbusReadMsg>(async ({ msg, send, client, config, call }) => {
       const deviceId = runtime.deviceId(msg);
       const query = readQuery(msg, def);
       const scale = readScale(msg, def);
@@ -23,7 +23,7 @@ export = function (RED: NodeAPI): void {
       if (query === 'range') readRange(msg, def, { timezone: config.timezone, nowMs: runtime.now() });
       runtime.busy(RED._(commonKey('status.requesting')));
 
-      const device = await readDevice(client, deviceId, { signal });
+      const device = await readDevice(client, deviceId, call);
       assertModbusDevice(device, deviceId);
       const timezone = resolveTimezone(undefined, device, config) ?? 'UTC';
 
@@ -32,10 +32,10 @@ export = function (RED: NodeAPI): void {
       try {
         if (query === 'range') {
           const range = readRange(msg, def, { timezone, nowMs: runtime.now() });
-          entries = await client.getModbus(deviceId, range, { signal });
+          entries = await client.getModbus(deviceId, range, call);
           out.range = { ...range, timezone };
         } else {
-          const entry = await client.getModbusEdge(deviceId, query, {}, { signal });
+          const entry = await client.getModbusEdge(deviceId, query, {}, call);
           entries = entry ? [entry] : [];
         }
       } catch (err) {

@@ -23,7 +23,7 @@ export = function (RED: NodeAPI): void {
     const rt = new FlowNodeRuntime(RED, this, def);
     const timeoutS = Number(def.timeout);
     const timeoutMs = (Number.isFinite(timeoutS) && timeoutS > 0 ? timeoutS : DEFAULT_TIMEOUT_S) * 1000;
-    const poller = new DevicePoller(() => rt.client(), timerSleep((fn, ms) => rt.setTimer(fn, ms), (t) => rt.clearTimer(t)), rt.signal, rt.now);
+    const poller = new DevicePoller(() => rt.client(), timerSleep((fn, ms) => rt.setTimer(fn, ms), (t) => rt.clearTimer(t)), rt.call, rt.now);
     const lanes = new Map<string, SwitchLane>();
     /** Per device: when this node last read it, and the read still in flight. */
     const reads = new Map<string, { at: number; pending?: Promise<Device> }>();
@@ -43,10 +43,10 @@ export = function (RED: NodeAPI): void {
       if (last?.pending) return last.pending;
       const laneBusy = [...lanes.values()].some((l) => l.deviceId === deviceId && !l.idle);
       if (poller.busy(deviceId) || laneBusy || (last && rt.now() - last.at < PENDING_POLL_MIN_MS)) {
-        return client.knownDevice(deviceId, { signal: rt.signal, priority: 'interactive' });
+        return client.knownDevice(deviceId, { ...rt.call, priority: 'interactive' });
       }
       const entry: { at: number; pending?: Promise<Device> } = { at: rt.now() };
-      entry.pending = client.getDevice(deviceId, { signal: rt.signal, priority: 'interactive' });
+      entry.pending = client.getDevice(deviceId, { ...rt.call, priority: 'interactive' });
       reads.set(deviceId, entry);
       try {
         return await entry.pending;
@@ -65,7 +65,7 @@ export = function (RED: NodeAPI): void {
         onSending: (target) => rt.busy(key(target === 'closed' ? 'status.closing' : 'status.opening')),
         write: async (id, swId, target) => {
           try {
-            const outcome = await client.updateDevice(id, { switches: [{ id: swId, state: target }] }, { signal: rt.signal, priority: 'interactive' });
+            const outcome = await client.updateDevice(id, { switches: [{ id: swId, state: target }] }, { ...rt.call, priority: 'interactive' });
             return outcome.device;
           } catch (err) {
             throw isEnergyApiError(err) && err.status === 403 ? notPermitted(err, client.key) : err;

@@ -1,4 +1,4 @@
-import { EnergyApiError, type Device, type EnergyApiClient } from '../../api/index.js';
+import { EnergyApiError, type CallOptions, type Device, type EnergyApiClient } from '../../api/index.js';
 import type { Now } from './clock.js';
 
 export interface PollResult {
@@ -30,7 +30,7 @@ export class DevicePoller {
   constructor(
     private readonly client: () => EnergyApiClient,
     private readonly sleep: Sleep,
-    private readonly signal: AbortSignal,
+    private readonly call: CallOptions & { signal: AbortSignal },
     private readonly now: Now,
   ) {}
 
@@ -53,15 +53,15 @@ export class DevicePoller {
   private async loop(deviceId: string, set: Set<Waiter>): Promise<void> {
     try {
       while (set.size > 0) {
-        if (this.signal.aborted) throw abortError();
+        if (this.call.signal.aborted) throw abortError();
         const earliest = Math.min(...[...set].map((w) => w.deadline));
         const outcome = await this.client().waitForDevice(deviceId, (d) => [...set].some((w) => w.isDone(d)), {
           timeoutMs: Math.max(0, earliest - this.now()),
-          signal: this.signal,
+          ...this.call,
         });
         const settled = settle(set, outcome.device, this.now());
         // The client stops early when its next poll would come after the deadline: wait out the rest.
-        if (!settled && set.size > 0) await this.sleep(Math.max(0, earliest - this.now()), this.signal);
+        if (!settled && set.size > 0) await this.sleep(Math.max(0, earliest - this.now()), this.call.signal);
       }
     } catch (err) {
       for (const waiter of set) waiter.reject(err);

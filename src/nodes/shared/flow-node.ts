@@ -1,5 +1,5 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow, NodeStatus } from 'node-red';
-import { checkDeviceId, EnergyApiError, type EnergyApiClient } from '../../api/index.js';
+import { checkDeviceId, EnergyApiError, type CallOptions, type EnergyApiClient, type RetryInfo } from '../../api/index.js';
 import { nodeClock, type Now } from './clock.js';
 import type { EnergyApiConfigNode } from './config-types.js';
 import { errorDetails, shortReason, toError } from './errors.js';
@@ -18,9 +18,13 @@ export interface InputContext<M extends NodeMessageInFlow = NodeMessageInFlow> {
   send: SendFn;
   client: EnergyApiClient;
   config: EnergyApiConfigNode;
-  /** Aborted when the node closes (redeploy, stop): pass it to every client call. */
+  /** Aborted when the node closes (redeploy, stop). */
   signal: AbortSignal;
+  /** Options for every client call: `signal`, and a yellow status while a request is retried. */
+  call: NodeCallOptions;
 }
+
+export type NodeCallOptions = CallOptions & { signal: AbortSignal };
 
 type Handler<M extends NodeMessageInFlow> = (ctx: InputContext<M>) => Promise<void>;
 
@@ -36,6 +40,11 @@ export class FlowNodeRuntime {
   private readonly aborter = new AbortController();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly cleanups: Array<() => void | Promise<void>> = [];
+  /** Options for every client call: aborted on close, retries shown in the status. */
+  readonly call: NodeCallOptions;
+  private shown?: NodeStatus;
+  /** While requests are being retried: how many, what the status was before, and the retry status shown. */
+  private retrying = { requests: 0, before: undefined as NodeStatus | undefined, status: undefined as NodeStatus | undefined };
 
   constructor(
     private readonly RED: NodeAPI,
@@ -43,6 +52,7 @@ export class FlowNodeRuntime {
     private readonly def: FlowNodeDef,
   ) {
     this.now = nodeClock(RED);
+    this.call = { signal: this.aborter.signal, onRetry: (retry) => this.showRetry(retry) };
     this.config = (def.api ? (RED.nodes.getNode(def.api) as EnergyApiConfigNode | null) : null) ?? null;
     if (!this.config) {
       this.node.status({ fill: 'red', shape: 'ring', text: RED._(commonKey('status.noConfig')) });
@@ -98,7 +108,25 @@ export class FlowNodeRuntime {
   }
 
   status(status: NodeStatus): void {
-    if (!this.closed) this.node.status(status);
+    if (this.closed) return;
+    this.shown = status;
+    this.node.status(status);
+  }
+
+  /** "retrying (n)…" while a request is retried; the status before comes back if nothing replaced it meanwhile. */
+  private showRetry(retry: RetryInfo): void {
+    const state = this.retrying;
+    if (retry.kind === 'retrying') {
+      if (retry.attempt === 1 && state.requests++ === 0) state.before = this.shown;
+      state.status = { fill: 'yellow', shape: 'ring', text: this.RED._(commonKey('status.retrying'), { attempt: retry.attempt }) };
+      this.status(state.status);
+      return;
+    }
+    state.requests = Math.max(0, state.requests - 1);
+    if (state.requests > 0) return;
+    if (this.shown === state.status) this.status(state.before ?? {});
+    state.before = undefined;
+    state.status = undefined;
   }
 
   busy(text: string): void {
@@ -136,7 +164,7 @@ export class FlowNodeRuntime {
       const guardedSend: SendFn = (out) => {
         if (!this.closed) send(out);
       };
-      await handler({ msg, send: guardedSend, client, config: this.config as EnergyApiConfigNode, signal: this.signal });
+      await handler({ msg, send: guardedSend, client, config: this.config as EnergyApiConfigNode, signal: this.signal, call: this.call });
       done();
     } catch (err) {
       if (this.closed && isAborted(err)) return done();
