@@ -115,7 +115,7 @@ describe('energy-device-config', function () {
     assert.equal(lastStatus(ctx).text, 'energy-device-config.status.updatedPending');
   });
 
-  it('waits for a CT rating to be confirmed (device reports) with one pending poll, timed on the nodes' clock', async function () {
+  it('waits for a CT rating to be confirmed (device reports) with one pending poll, timed on the nodes\' clock', async function () {
     this.timeout(20000);
     const ctx = await setup({ waitForPending: true, timeout: 60 });
     const result = send(ctx, { payload: { channels: [{ id: 1, ctRating: 400 }, { id: 2, label: 'Oven' }] } }, 15000);
