@@ -70,7 +70,9 @@ describe('energy-query', function () {
     ctx.out.on('input', listener);
     const before = ctx.statuses.length;
     ctx.node.receive(msg);
-    await until(() => ctx.statuses.slice(before).some((s) => s.fill !== 'blue'));
+    // Blue (requesting) and yellow "retrying" are on the way; any other status ends the trigger.
+    const retrying = (s) => s.text.endsWith('common.status.retrying');
+    await until(() => ctx.statuses.slice(before).some((s) => s.fill !== 'blue' && !retrying(s)));
     await pause(30);
     ctx.out.off('input', listener);
     return got;
