@@ -1,9 +1,10 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow, NodeStatus } from 'node-red';
-import { checkDeviceId, EnergyApiError, type CallOptions, type EnergyApiClient, type RetryInfo } from '../../api/index.js';
+import { checkDeviceId, EnergyApiError, type CallOptions, type EnergyApiClient } from '../../api/index.js';
 import { nodeClock, type Now } from './clock.js';
 import type { EnergyApiConfigNode } from './config-types.js';
 import { errorDetails, shortReason, toError } from './errors.js';
 import { commonKey } from './i18n.js';
+import { RetryStatus } from './retry-status.js';
 
 /** Properties every flow node of this package has. */
 export interface FlowNodeDef extends NodeDef {
@@ -43,8 +44,6 @@ export class FlowNodeRuntime {
   /** Options for every client call: aborted on close, retries shown in the status. */
   readonly call: NodeCallOptions;
   private shown?: NodeStatus;
-  /** While requests are being retried: how many, what the status was before, and the retry status shown. */
-  private retrying = { requests: 0, before: undefined as NodeStatus | undefined, status: undefined as NodeStatus | undefined };
 
   constructor(
     private readonly RED: NodeAPI,
@@ -52,7 +51,8 @@ export class FlowNodeRuntime {
     private readonly def: FlowNodeDef,
   ) {
     this.now = nodeClock(RED);
-    this.call = { signal: this.aborter.signal, onRetry: (retry) => this.showRetry(retry) };
+    const retries = new RetryStatus((attempt) => RED._(commonKey('status.retrying'), { attempt }), () => this.shown, (s) => this.status(s));
+    this.call = { signal: this.aborter.signal, onRetry: retries.onRetry };
     this.config = (def.api ? (RED.nodes.getNode(def.api) as EnergyApiConfigNode | null) : null) ?? null;
     if (!this.config) {
       this.node.status({ fill: 'red', shape: 'ring', text: RED._(commonKey('status.noConfig')) });
@@ -111,22 +111,6 @@ export class FlowNodeRuntime {
     if (this.closed) return;
     this.shown = status;
     this.node.status(status);
-  }
-
-  /** "retrying (n)…" while a request is retried; the status before comes back if nothing replaced it meanwhile. */
-  private showRetry(retry: RetryInfo): void {
-    const state = this.retrying;
-    if (retry.kind === 'retrying') {
-      if (retry.attempt === 1 && state.requests++ === 0) state.before = this.shown;
-      state.status = { fill: 'yellow', shape: 'ring', text: this.RED._(commonKey('status.retrying'), { attempt: retry.attempt }) };
-      this.status(state.status);
-      return;
-    }
-    state.requests = Math.max(0, state.requests - 1);
-    if (state.requests > 0) return;
-    if (this.shown === state.status) this.status(state.before ?? {});
-    state.before = undefined;
-    state.status = undefined;
   }
 
   busy(text: string): void {
