@@ -143,7 +143,8 @@ describe('energy-device-config', function () {
     this.timeout(20000);
     const ctx = await setup({ waitForPending: true, timeout: 6 });
     const result = send(ctx, { payload: { channels: [{ id: 1, ctRating: 60 }] } }, 15000);
-    await until(() => patches().length === 1, 10000, 'the PATCH');
+    // The wait (and its timeout) begins with the "waiting" status: only then may the clock move past it.
+    await until(() => ctx.statuses.some((s) => s.text.endsWith('common.status.waiting')), 10000, 'the wait');
     sim.control.setClock({ advance: 7 }); // past the node's timeout, before the device's next report
     const msg = await result;
     assert.equal(msg.confirmed, false);

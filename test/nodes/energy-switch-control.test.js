@@ -60,6 +60,18 @@ describe('energy-switch-control', function () {
   /** Resolves once the n-th PATCH has been answered. */
   const patched = (n) => until(() => patches().length >= n && patches()[n - 1].status !== 0, 10000, `PATCH ${n}`);
 
+  /**
+   * Once the node polls after the n-th PATCH (its wait has begun: a 6 s timeout lets one 5 s poll
+   * happen first; `readsBefore` device reads came before it), the clock moves 7 s: past the timeout,
+   * still before the device's next periodic report.
+   */
+  async function pastTimeoutOnceWaiting(n, readsBefore) {
+    await patched(n);
+    await until(() => deviceGets().length > readsBefore, 15000, 'a poll after the PATCH');
+    assert.deepEqual(patches().length, n);
+    sim.control.setClock({ advance: 7 });
+  }
+
   /** Lets the device report as soon as the n-th PATCH has reached it, then lets the 5 s poll spacing pass. */
   async function reportAfterPatch(n) {
     await patched(n);
@@ -118,14 +130,12 @@ describe('energy-switch-control', function () {
   });
 
   it('reports "not confirmed" on output 2 when the device does not apply the change within the timeout', async function () {
-    const ctx = await setup({ timeout: 2 });
+    this.timeout(30000);
+    const ctx = await setup({ timeout: 6 });
     ctx.node.receive({ payload: 'closed' });
-    await patched(1);
-    await sleep(100);
-    assert.deepEqual(ctx.outputs, [], 'nothing before the timeout has passed on the nodes\' clock');
-    sim.control.setClock({ advance: 3 });
-    const msg = await nextMessage(ctx.late, 6000);
-    assert.equal(msg.elapsed, 3000);
+    await pastTimeoutOnceWaiting(1, 1);
+    const msg = await nextMessage(ctx.late, 15000);
+    assert.equal(msg.elapsed, 7000);
     assert.equal(msg.confirmed, false);
     assert.equal(msg.requested, 'closed');
     assert.equal(msg.payload, 'open', 'the last known state');
@@ -180,17 +190,17 @@ describe('energy-switch-control', function () {
   });
 
   it('toggles relative to the current state and sends the switch label form as a real change', async function () {
-    const ctx = await setup({ timeout: 1, switchId: '' });
+    this.timeout(45000);
+    const ctx = await setup({ timeout: 6, switchId: '' });
     ctx.node.receive({ payload: 'toggle', switchId: 3 });
-    await patched(1);
-    sim.control.setClock({ advance: 2 }); // past the 1 s timeout
-    const toggled = await nextMessage(ctx.late, 5000);
+    await pastTimeoutOnceWaiting(1, 1);
+    const toggled = await nextMessage(ctx.late, 15000);
     assert.equal(toggled.requested, 'closed');
     assert.deepEqual(toggled.pending, { state: 'closed' });
+    const readsSoFar = deviceGets().length;
     ctx.node.receive({ payload: 'heating', switchId: 2 });
-    await patched(2);
-    sim.control.setClock({ advance: 2 });
-    const heating = await nextMessage(ctx.late, 5000);
+    await pastTimeoutOnceWaiting(2, readsSoFar);
+    const heating = await nextMessage(ctx.late, 15000);
     assert.equal(heating.requested, 'closed');
     assert.equal(heating.switchId, S2);
     assert.equal(heating.label, 'Idle', 'still open: the label of the last known state');

@@ -109,7 +109,8 @@ describe('energy-wifi-config', function () {
   it('uses the node\'s password credential when msg.payload has no psk; a timeout gives applied: false, not an error', async function () {
     const ctx = await setup({ timeout: 2 }, CREDENTIAL_PSK);
     ctx.node.receive({ payload: { ssid: 'Guest' } });
-    await patched();
+    // The wait (and its deadline) begins with the "waiting" status: only then may the clock move past it.
+    await until(() => ctx.statuses.some((s) => s.text.endsWith('common.status.waiting')), 10000, 'the wait');
     await sleep(100);
     assert.equal(ctx.outputs.length, 0, 'waits while the timeout has not passed on the nodes\' clock');
     sim.control.setClock({ advance: 3 });
