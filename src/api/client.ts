@@ -28,6 +28,8 @@ export interface ClientOptions {
 export interface CallOptions {
   signal?: AbortSignal;
   priority?: RequestPriority;
+  /** Told before each retry of a request of this call (outage, 5xx, 429) and when that request ends. */
+  onRetry?: (retry: RetryInfo) => void;
 }
 
 export interface RangeCallOptions extends CallOptions {
@@ -51,6 +53,7 @@ export interface WaitOptions {
   /** At least 5000: the spec allows one pending poll per device per 5 s. */
   intervalMs?: number;
   signal?: AbortSignal;
+  onRetry?: CallOptions['onRetry'];
 }
 
 export interface WaitOutcome {
@@ -75,8 +78,8 @@ const CACHE_TTL_MS = 10 * 60_000;
 
 /**
  * Typed client of the energy API v3. One instance per key: it owns the key's rate limiter.
- * Events: `rateLimit` (RateLimitState) whenever the budget changes, `keyStatus` (KeyStatus),
- * `retry` (RetryInfo) before each wait for a retry.
+ * Events: `rateLimit` (RateLimitState) whenever the budget changes, `keyStatus` (KeyStatus).
+ * A call learns of its own retries through `onRetry` in its options.
  */
 export class EnergyApiClient extends EventEmitter {
   readonly limiter: RateLimiter;
@@ -109,7 +112,6 @@ export class EnergyApiClient extends EventEmitter {
       maxRetries: options.maxRetries,
       backoffBaseMs: options.backoffBaseMs,
       now: this.now,
-      onRetry: (info: RetryInfo) => this.emit('retry', info),
     });
   }
 
@@ -265,7 +267,7 @@ export class EnergyApiClient extends EventEmitter {
         return { device, done: isDone(device), elapsedMs: this.now() - started, polls };
       }
       await sleep(wait, options.signal);
-      const device = await this.getDevice(id, { signal: options.signal, priority: 'interactive' });
+      const device = await this.getDevice(id, { signal: options.signal, priority: 'interactive', onRetry: options.onRetry });
       polls += 1;
       if (isDone(device)) return { device, done: true, elapsedMs: this.now() - started, polls };
     }
@@ -329,13 +331,20 @@ export class EnergyApiClient extends EventEmitter {
 
   private async send<T>(spec: { method: 'GET' | 'PATCH'; path: string; query?: QueryParams; body?: unknown } & CallOptions) {
     if (this.closed) throw new EnergyApiError({ code: 'ABORTED', message: 'the client is closed', sent: false });
+    let retries = 0;
+    const onRetry = spec.onRetry && ((retry: RetryInfo) => {
+      if (retry.kind === 'retrying') retries = retry.attempt;
+      spec.onRetry?.(retry);
+    });
     try {
-      const response = await this.transport.request<T>(spec);
+      const response = await this.transport.request<T>({ ...spec, onRetry });
       this.noteKey(true);
       return response;
     } catch (err) {
       if (err instanceof EnergyApiError && (err.status === 401 || err.code === 'NOT_PERMITTED')) this.noteKey(false, err);
       throw err;
+    } finally {
+      if (retries > 0) spec.onRetry?.({ kind: 'settled', retries });
     }
   }
 

@@ -19,16 +19,15 @@ export interface TransportOptions {
   backoffBaseMs?: number;
   backoffMaxMs?: number;
   now?: () => number;
-  /** Told before each wait for a retry (so a node can show that it is retrying). */
-  onRetry?: (info: RetryInfo) => void;
 }
 
-export interface RetryInfo {
-  /** 1 for the first retry. */
-  attempt: number;
-  waitMs: number;
-  error: EnergyApiError;
-}
+/**
+ * A request's retries: `retrying` before each one (`attempt` 1 = the first retry, after `waitMs`);
+ * the client adds `settled` once when a request that was retried ends, answered or failed.
+ */
+export type RetryInfo =
+  | { kind: 'retrying'; attempt: number; waitMs: number; error: EnergyApiError }
+  | { kind: 'settled'; retries: number };
 
 export interface RequestSpec {
   method: 'GET' | 'PATCH';
@@ -37,6 +36,8 @@ export interface RequestSpec {
   body?: unknown;
   priority?: RequestPriority;
   signal?: AbortSignal;
+  /** Told of retries, so a caller can show that the request is not lost. */
+  onRetry?: (retry: RetryInfo) => void;
 }
 
 export interface ApiResponse<T> {
@@ -72,7 +73,6 @@ export class Transport {
   private readonly backoffMaxMs: number;
   private readonly now: () => number;
   private readonly closing = new AbortController();
-  private readonly onRetry?: (info: RetryInfo) => void;
 
   constructor(options: TransportOptions) {
     this.limiter = options.limiter;
@@ -81,7 +81,6 @@ export class Transport {
     this.backoffBaseMs = options.backoffBaseMs ?? 400;
     this.backoffMaxMs = options.backoffMaxMs ?? 8000;
     this.now = options.now ?? Date.now;
-    this.onRetry = options.onRetry;
     // One listener per request in flight, each removed when its call ends.
     setMaxListeners(0, this.closing.signal);
     this.agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
@@ -118,7 +117,7 @@ export class Transport {
       const waitMs = outcome.waitMs ?? this.backoff(attempt);
       // A 429 concerns the whole key: every queued request waits, not only this one.
       if (outcome.error.status === 429) this.limiter.pauseFor(waitMs);
-      this.onRetry?.({ attempt: attempt + 1, waitMs, error: outcome.error });
+      spec.onRetry?.({ kind: 'retrying', attempt: attempt + 1, waitMs, error: outcome.error });
       await sleep(waitMs, signal);
     }
   }

@@ -3,6 +3,7 @@
 // reads it: numbers with units, today's kWh against the API's own entries, bars named by the period
 // they cover, one colour per series, switches with their own labels, charts filled after a restart.
 const assert = require('node:assert');
+const { DateTime } = require('luxon');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');

@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const {
-  helper, startSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey, NODE_RED_MAJOR,
+  helper, startSimulator, startClockedSimulator, TEST_NOW_S, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey, NODE_RED_MAJOR,
 } = require('../support/env');
 const { SIM_DEVICES, SIM_KEYS } = require('../../dist/simulator');
 
@@ -68,7 +68,7 @@ describe('energy-api config node', function () {
   let permissionsAsked;
 
   before(async function () {
-    sim = await startSimulator({ port: 0 });
+    sim = await startClockedSimulator();
   });
   before(function (done) { startServer(done); });
   after(async function () {
@@ -215,7 +215,7 @@ describe('energy-api config node', function () {
       assert.equal(verify.devices, (await simGet(sim, '/devices')).length);
       const used = sim.control.log().filter((r) => r.key5 === last5(SIM_KEYS.full)).length;
       assert.equal(verify.rateLimit.dailyRemaining, verify.rateLimit.tpd - used);
-      assert.ok(verify.rateLimit.dailyResetAt > Date.now() / 1000);
+      assert.equal(verify.rateLimit.dailyResetAt, (Math.floor(TEST_NOW_S / 86400) + 1) * 86400, 'the next UTC midnight on the shared clock');
       const after = (await admin('/energy-api/api/state').expect(200)).body;
       assert.equal(after.accepted, true);
       assertNoKey(SIM_KEYS.full, before, verify, after);

@@ -1,7 +1,7 @@
 'use strict';
 const assert = require('node:assert/strict');
 const {
-  helper, startSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey,
+  helper, startClockedSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey, until,
 } = require('../support/env');
 const { SIM_DEVICES } = require('../../dist/simulator');
 
@@ -14,7 +14,7 @@ describe('energy-device-config', function () {
   const seen = [];
 
   before(async function () {
-    sim = await startSimulator({ port: 0 });
+    sim = await startClockedSimulator();
   });
   before(function (done) { startServer(done); });
   after(async function () {
@@ -23,9 +23,8 @@ describe('energy-device-config', function () {
     await sim.close();
   });
   beforeEach(function () {
+    // Frozen at TEST_NOW_S: the device reports only when a test says so (reportNow) or moves the clock past a report.
     sim.control.reset();
-    // Frozen: the device reports only when a test says so (reportNow), never on its 30 s schedule.
-    sim.control.setClock({ now: Math.floor(Date.now() / 1000) });
   });
   afterEach(async function () { await helper.unload(); });
 
@@ -116,25 +115,26 @@ describe('energy-device-config', function () {
     assert.equal(lastStatus(ctx).text, 'energy-device-config.status.updatedPending');
   });
 
-  it('waits for a CT rating to be confirmed (device reports), polling no more than once per 5 s', async function () {
+  it('waits for a CT rating to be confirmed (device reports) with one pending poll, timed on the nodes\' clock', async function () {
     this.timeout(20000);
     const ctx = await setup({ waitForPending: true, timeout: 60 });
     const result = send(ctx, { payload: { channels: [{ id: 1, ctRating: 400 }, { id: 2, label: 'Oven' }] } }, 15000);
-    while (patches().length === 0) await sleep(50);
+    await until(() => patches().length === 1, 10000, 'the PATCH');
     assert.equal(lastStatus(ctx).fill, 'blue');
-    await sleep(1500);
+    await sleep(500);
     assert.ok(ctx.outputs.length === 0, 'not emitted while pending');
     sim.control.reportNow(SW);
+    // 5 s pass on the test's clock (still before the device's next periodic report).
+    sim.control.setClock({ advance: 5 });
     const msg = await result;
     assert.equal(msg.confirmed, true);
     assert.equal(msg.status, 202);
-    assert.ok(msg.elapsed >= 4500 && msg.elapsed < 12000, `elapsed ${msg.elapsed}`);
+    assert.equal(msg.elapsed, 5000, 'elapsed on the nodes\' clock');
     assert.deepEqual(msg.pending, []);
     assert.equal(msg.payload.channels[0].ctRating, 400);
     assert.equal(msg.payload.channels[0].pending, undefined);
     const reads = sim.control.log().filter((r) => r.method === 'GET' && r.path.endsWith(`/devices/${SW}`));
-    assert.ok(reads.length >= 2, 'read before the PATCH (validation) and at least one pending poll');
-    for (let i = 1; i < reads.length; i++) assert.ok(reads[i].at - reads[i - 1].at >= 4900, 'device reads are 5 s apart');
+    assert.equal(reads.length, 2, 'one read before the PATCH (validation), one pending poll');
     assert.deepEqual(msg.payload, await direct(`/devices/${SW}`));
     assert.equal(lastStatus(ctx).fill, 'green');
   });
@@ -142,9 +142,13 @@ describe('energy-device-config', function () {
   it('gives up after a short timeout: confirmed false, yellow status, not an error', async function () {
     this.timeout(20000);
     const ctx = await setup({ waitForPending: true, timeout: 6 });
-    const msg = await send(ctx, { payload: { channels: [{ id: 1, ctRating: 120 }] } }, 15000);
+    const result = send(ctx, { payload: { channels: [{ id: 1, ctRating: 120 }] } }, 15000);
+    // The wait (and its timeout) begins with the "waiting" status: only then may the clock move past it.
+    await until(() => ctx.statuses.some((s) => s.text.endsWith('common.status.waiting')), 10000, 'the wait');
+    sim.control.setClock({ advance: 7 }); // past the node's timeout, before the device's next report
+    const msg = await result;
     assert.equal(msg.confirmed, false);
-    assert.ok(msg.elapsed >= 4500 && msg.elapsed < 8000, `elapsed ${msg.elapsed}`);
+    assert.equal(msg.elapsed, 7000);
     assert.deepEqual(msg.pending, [{ path: `channels.${SW}_C1.ctRating`, value: 120 }]);
     assert.deepEqual(lastStatus(ctx), { fill: 'yellow', shape: 'ring', text: 'energy-device-config.status.notConfirmed' });
     await sleep(50);

@@ -2,7 +2,7 @@
 const assert = require('node:assert/strict');
 const { DateTime } = require('luxon');
 const {
-  helper, startSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey,
+  helper, startClockedSimulator, TEST_NOW_S, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey,
 } = require('../support/env');
 const { SIM_DEVICES } = require('../../dist/simulator');
 const { MODBUS_METER_FIELDS, EnergyApiError } = require('../../dist/api');
@@ -19,7 +19,7 @@ describe('energy-modbus-read', function () {
   const nodes = [nodeFile('energy-api'), nodeFile('energy-modbus-read')];
 
   before(async function () {
-    sim = await startSimulator({ port: 0 });
+    sim = await startClockedSimulator(); // frozen at TEST_NOW_S, after the meter change, nodes on the same clock
   });
   before(function (done) { startServer(done); });
   after(async function () {
@@ -149,9 +149,7 @@ describe('energy-modbus-read', function () {
     const latest = await nextMessage(ctx.out);
     assert.equal(latest.query, 'latest');
     assert.equal(latest.payload.model, 'PMC-340B');
-    const now = sim.control.now();
-    assert.ok(latest.payload.timestamp <= now && latest.payload.timestamp > now - 3600, `latest ${latest.payload.timestamp} near now ${now}`);
-    assert.equal(latest.payload.timestamp % STEP, 0);
+    assert.equal(latest.payload.timestamp, Math.floor(TEST_NOW_S / STEP) * STEP, 'the last reading before the clock');
     assert.deepEqual(ctx.statuses.at(-1), { fill: 'green', shape: 'dot', text: 'energy-modbus-read.status.edge' });
   });
 
@@ -159,7 +157,7 @@ describe('energy-modbus-read', function () {
     const ctx = await setup({ fromTs: '-1h', toTs: 'now', deviceId: '' });
     ctx.node.receive({ deviceId: MODBUS, fromTs: 'yesterday', toTs: 'today' });
     const msg = await nextMessage(ctx.out);
-    const midnight = DateTime.now().setZone('Australia/Melbourne').startOf('day');
+    const midnight = DateTime.fromSeconds(TEST_NOW_S, { zone: 'Australia/Melbourne' }).startOf('day');
     const from = midnight.minus({ days: 1 }).toSeconds();
     assert.deepEqual(msg.range, { fromTs: from, toTs: midnight.toSeconds(), timezone: 'Australia/Melbourne' });
     assert.equal(msg.payload[0].timestamp, from);

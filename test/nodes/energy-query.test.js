@@ -2,7 +2,7 @@
 const assert = require('node:assert/strict');
 const { DateTime } = require('luxon');
 const {
-  helper, startSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey,
+  helper, startClockedSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey, until, useSimClock, TEST_NOW_S,
 } = require('../support/env');
 const { SIM_DEVICES } = require('../../dist/simulator');
 
@@ -10,9 +10,9 @@ const METER = SIM_DEVICES.meter3M; // 3M, Australia/Sydney, channels Grid / Sola
 const SIX = SIM_DEVICES.switch6M3SW; // 6M+3SW, Europe/Berlin, phases count 3 → groups [1,2,3], [4,5,6]
 const HOUR = 3600;
 const DAY = 86400;
-// The client's clock is the real one (retention, "now"); the simulator's is frozen just before it,
-// on a 5-minute boundary, so every range below is deterministic and inside the last 31 days.
-const T0 = Math.floor(Date.now() / 1000 / 300) * 300 - 300;
+// The simulator and the nodes share one frozen clock at TEST_NOW_S, 12 s after T0 (a 5-minute
+// boundary, the last entry the devices have reported), so every range below is deterministic.
+const T0 = Math.floor(TEST_NOW_S / 300) * 300;
 const F0 = T0 - 3 * HOUR;
 
 describe('energy-query', function () {
@@ -21,7 +21,7 @@ describe('energy-query', function () {
   const sent = [];
 
   // No lost short entries (shortLoss 0): these tests count entries exactly.
-  before(async function () { sim = await startSimulator({ port: 0, now: T0, shortLoss: 0 }); });
+  before(async function () { sim = await startClockedSimulator({ shortLoss: 0 }); });
   before(function (done) { startServer(done); });
   after(async function () {
     await stopServer();
@@ -71,7 +71,9 @@ describe('energy-query', function () {
     ctx.out.on('input', listener);
     const before = ctx.statuses.length;
     ctx.node.receive(msg);
-    await waitFor(() => ctx.statuses.slice(before).some((s) => s.fill !== 'blue'));
+    // Blue (requesting) and yellow "retrying" are on the way; any other status ends the trigger.
+    const retrying = (s) => s.text.endsWith('common.status.retrying');
+    await until(() => ctx.statuses.slice(before).some((s) => s.fill !== 'blue' && !retrying(s)));
     await pause(30);
     ctx.out.off('input', listener);
     return got;
@@ -93,7 +95,8 @@ describe('energy-query', function () {
 
   /** The raw entries straight from the simulator, to compute expected values independently. */
   async function raw(path, query) {
-    const res = await fetch(`${sim.baseUrl}${path}?${new URLSearchParams(query)}`, { headers: { Authorization: `Bearer ${sim.keys.full}` } });
+    // Another key, so that these reads never take the per-second budget of the node's key.
+    const res = await fetch(`${sim.baseUrl}${path}?${new URLSearchParams(query)}`, { headers: { Authorization: `Bearer ${sim.keys.readOnly}` } });
     assert.equal(res.status, 200);
     return res.json();
   }
@@ -106,8 +109,8 @@ describe('energy-query', function () {
     it('reads the last hour of short energy by default, in the device timezone', async function () {
       const ctx = await setup();
       const msg = await query(ctx);
-      const nowS = Math.floor(Date.now() / 1000);
-      assert.ok(Math.abs(msg.toTs - nowS) <= 2 && msg.fromTs === msg.toTs - HOUR);
+      assert.equal(msg.toTs, TEST_NOW_S, '"now" on the nodes\' clock');
+      assert.equal(msg.fromTs, TEST_NOW_S - HOUR);
       assert.equal(msg.kind, 'short');
       assert.equal(msg.deviceId, METER);
       assert.equal(msg.timezone, 'Australia/Sydney');
@@ -143,7 +146,7 @@ describe('energy-query', function () {
     it('reads long hour energy for yesterday in the device timezone (the default)', async function () {
       const ctx = await setup({ kind: 'long', granularity: 'hour', fromTs: 'yesterday', toTs: 'today' });
       const msg = await query(ctx);
-      const today = DateTime.now().setZone('Australia/Sydney').startOf('day');
+      const today = DateTime.fromSeconds(TEST_NOW_S, { zone: 'Australia/Sydney' }).startOf('day');
       const yesterday = today.minus({ days: 1 });
       assert.equal(msg.fromTs, yesterday.toSeconds());
       assert.equal(msg.toTs, today.toSeconds());
@@ -163,7 +166,7 @@ describe('energy-query', function () {
     it('reads long day energy with the node timezone, which wins over the device', async function () {
       const ctx = await setup({ kind: 'long', granularity: 'day', fromTs: '-7d', toTs: 'today', timezone: 'America/New_York' });
       const msg = await query(ctx);
-      const today = DateTime.now().setZone('America/New_York').startOf('day');
+      const today = DateTime.fromSeconds(TEST_NOW_S, { zone: 'America/New_York' }).startOf('day');
       assert.equal(msg.timezone, 'America/New_York');
       assert.equal(msg.toTs, today.toSeconds());
       assert.equal(msg.payload.at(-1).timestamp, today.toSeconds());
@@ -231,7 +234,8 @@ describe('energy-query', function () {
       assert.equal(grouped.payload[0].groupedBy, 'phases');
       assert.equal(grouped.payload[0].eReal.length, 2);
       const today = await query(ctx, { kind: 'long', granularity: 'hour', fromTs: 'today', toTs: 'now', timezone: 'Europe/Berlin' });
-      assert.equal(today.fromTs, DateTime.now().setZone('Europe/Berlin').startOf('day').toSeconds());
+      assert.equal(today.fromTs, DateTime.fromSeconds(TEST_NOW_S, { zone: 'Europe/Berlin' }).startOf('day').toSeconds());
+      assert.equal(today.toTs, TEST_NOW_S);
     });
 
     it('takes the node options powerFactor and groupByPhase as properties too', async function () {
@@ -326,9 +330,12 @@ describe('energy-query', function () {
   });
 
   describe('follow mode', function () {
-    // Follow reads up to the real "now": the simulator is set 3 hours behind it so its clock can move on.
+    // Follow reads up to "now" on the shared clock, which each test moves on; the clock stands LAG
+    // seconds after the instant named, as real arrivals do, so the entry at that instant is complete.
     const T0 = F0;
-    beforeEach(function () { sim.control.setClock({ now: F0 }); });
+    const LAG = TEST_NOW_S - Math.floor(TEST_NOW_S / 300) * 300;
+    const setNow = (s) => sim.control.setClock({ now: s + LAG });
+    beforeEach(function () { setNow(F0); });
 
     it('emits disjoint sets per trigger and back-fills an outage exactly once', async function () {
       const start = T0 - 600;
@@ -349,11 +356,11 @@ describe('energy-query', function () {
       assert.deepEqual(second.map((e) => e.timestamp), Array.from({ length: 10 }, (_, i) => T0 + 30 * (i + 1)));
       // The device goes silent at T0+600 for 20 minutes; meanwhile only entries before the outage exist.
       sim.control.setOutage(METER, { from: T0 + 600, to: T0 + 1800 });
-      sim.control.setClock({ now: T0 + 1200 });
+      setNow(T0 + 1200);
       const third = await take();
       assert.equal(third.at(-1).timestamp, T0 + 600);
       assert.equal(lastStatus(ctx).fill, 'green');
-      sim.control.setClock({ now: T0 + 2400 });
+      setNow(T0 + 2400);
       const fourth = await take();
       assert.equal(fourth[0].timestamp, T0 + 630);
       assert.equal(fourth.at(-1).timestamp, T0 + 2400);
@@ -369,11 +376,11 @@ describe('energy-query', function () {
 
     it('emits only complete long buckets, and the growing one once it is complete', async function () {
       const ctx = await setup({ follow: true, kind: 'long', granularity: '5m', fromTs: String(T0 - 1800), output: 'split' });
-      sim.control.setClock({ now: T0 + 150 });
+      setNow(T0 + 150);
       const first = await collect(ctx);
       assert.deepEqual(first.map((m) => m.payload.timestamp), Array.from({ length: 6 }, (_, i) => T0 - 1500 + 300 * i));
       assert.ok(first.every((m) => m.payload.duration === 300));
-      sim.control.setClock({ now: T0 + 320 });
+      setNow(T0 + 320);
       const second = await collect(ctx);
       assert.deepEqual(second.map((m) => m.payload.timestamp), [T0 + 300]);
       assert.equal(second[0].payload.duration, 300);
@@ -394,7 +401,7 @@ describe('energy-query', function () {
       const contexts = helper._context;
       // helper.load() re-initialises the context module from the runtime settings but never loads the
       // configured stores (Node-RED's own start does): load them before the first trigger, as a real start would.
-      helper.settings({ contextStorage: { default: { module: 'localfilesystem', config: { dir, flushInterval: 0 } } } });
+      useSimClock(sim, { contextStorage: { default: { module: 'localfilesystem', config: { dir, flushInterval: 0 } } } });
       try {
         let ctx = await setup({ follow: true, fromTs: String(T0 - 300) });
         await contexts.load();
@@ -416,7 +423,7 @@ describe('energy-query', function () {
       } finally {
         await helper.unload();
         await contexts.close();
-        helper.settings({ contextStorage: undefined });
+        useSimClock(sim);
         contexts.init(helper._settings);
         fs.rmSync(dir, { recursive: true, force: true });
       }
@@ -467,11 +474,3 @@ describe('energy-query follow state (pure)', function () {
 });
 
 function pause(ms) { return new Promise((resolve) => setTimeout(resolve, ms)); }
-
-async function waitFor(check, ms = 20000) {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await pause(10);
-  }
-}

@@ -1,7 +1,7 @@
 'use strict';
 const assert = require('node:assert/strict');
 const {
-  helper, startSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey,
+  helper, startClockedSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey, until,
 } = require('../support/env');
 const { SIM_DEVICES } = require('../../dist/simulator');
 
@@ -10,8 +10,6 @@ const DEV = SIM_DEVICES.switch6M3SW;
 const S1 = `${DEV}_S1`;
 const S2 = `${DEV}_S2`;
 const S3 = `${DEV}_S3`;
-// A frozen sim clock: the device reports only when a test says so (reportNow), never by chance.
-const FROZEN_AT = Date.UTC(2026, 2, 10, 12, 0, 0) / 1000;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('energy-switch-control', function () {
@@ -19,7 +17,9 @@ describe('energy-switch-control', function () {
   const nodes = [nodeFile('energy-api'), nodeFile('energy-switch-control')];
 
   before(async function () {
-    sim = await startSimulator({ port: 0, now: FROZEN_AT });
+    // Frozen, nodes on the same clock: the device reports only when a test says so (reportNow), and
+    // time passes for the nodes only when a test moves the clock.
+    sim = await startClockedSimulator();
   });
   before(function (done) { startServer(done); });
   after(async function () {
@@ -57,24 +57,26 @@ describe('energy-switch-control', function () {
   const patches = () => sim.control.log().filter((r) => r.method === 'PATCH');
   const deviceGets = (id = DEV) => sim.control.log().filter((r) => r.method === 'GET' && r.path.endsWith(`/devices/${id}`));
 
-  async function until(condition, ms = 10000) {
-    const end = Date.now() + ms;
-    while (!condition()) {
-      if (Date.now() > end) throw new Error('condition not met in time');
-      await sleep(20);
-    }
+  /** Resolves once the n-th PATCH has been answered. */
+  const patched = (n) => until(() => patches().length >= n && patches()[n - 1].status !== 0, 10000, `PATCH ${n}`);
+
+  /**
+   * Once the node polls after the n-th PATCH (its wait has begun: a 6 s timeout lets one 5 s poll
+   * happen first; `readsBefore` device reads came before it), the clock moves 7 s: past the timeout,
+   * still before the device's next periodic report.
+   */
+  async function pastTimeoutOnceWaiting(n, readsBefore) {
+    await patched(n);
+    await until(() => deviceGets().length > readsBefore, 15000, 'a poll after the PATCH');
+    assert.deepEqual(patches().length, n);
+    sim.control.setClock({ advance: 7 });
   }
 
-  /** Lets the device report as soon as the n-th PATCH has reached it. */
+  /** Lets the device report as soon as the n-th PATCH has reached it, then lets the 5 s poll spacing pass. */
   async function reportAfterPatch(n) {
-    await until(() => patches().length >= n);
+    await patched(n);
     sim.control.reportNow(DEV);
-  }
-
-  function assertSpacing(gets) {
-    for (let i = 1; i < gets.length; i += 1) {
-      assert.ok(gets[i].at - gets[i - 1].at >= 5000, `GETs of ${DEV} only ${gets[i].at - gets[i - 1].at} ms apart`);
-    }
+    sim.control.setClock({ advance: 5 });
   }
 
   /** Resolves with the caught msg, failing if anything was sent on either output or any PATCH reached the device. */
@@ -90,7 +92,7 @@ describe('energy-switch-control', function () {
     return caught;
   }
 
-  it('sends the change, polls at most every 5 s until pending clears, then confirms on output 1', async function () {
+  it('sends the change, polls after the 5 s spacing until pending clears, then confirms on output 1', async function () {
     const ctx = await setup();
     ctx.node.receive({ payload: 'on', topic: 'ev' });
     await reportAfterPatch(1);
@@ -102,15 +104,13 @@ describe('energy-switch-control', function () {
     assert.equal(msg.deviceId, DEV);
     assert.equal(msg.label, 'On');
     assert.equal(msg.topic, 'ev');
-    assert.ok(msg.elapsed >= 4000, `elapsed ${msg.elapsed} covers the 5 s poll spacing`);
+    assert.equal(msg.elapsed, 5000, 'the 5 s poll spacing on the nodes\' clock');
     const sw = msg.device.switches.find((s) => s.id === S3);
     assert.equal(sw.state, 'closed');
     assert.equal(sw.pending, undefined);
     assert.equal(patches().length, 1);
     assert.equal(patches()[0].status, 202);
-    const gets = deviceGets();
-    assert.ok(gets.length >= 2, 'read before the write and polled after it');
-    assertSpacing(gets);
+    assert.equal(deviceGets().length, 2, 'read before the write, polled once after it');
     assert.ok(ctx.statuses.some((s) => s.fill === 'blue' && s.text === 'energy-switch-control.status.closing'));
     assert.deepEqual(ctx.statuses[ctx.statuses.length - 1], { fill: 'green', shape: 'dot', text: 'energy-switch-control.status.confirmed' });
     await until(() => ctx.completions === 1, 2000);
@@ -130,12 +130,12 @@ describe('energy-switch-control', function () {
   });
 
   it('reports "not confirmed" on output 2 when the device does not apply the change within the timeout', async function () {
-    const ctx = await setup({ timeout: 2 });
-    const started = Date.now();
+    this.timeout(30000);
+    const ctx = await setup({ timeout: 6 });
     ctx.node.receive({ payload: 'closed' });
-    const msg = await nextMessage(ctx.late, 6000);
-    const took = Date.now() - started;
-    assert.ok(took >= 1900 && took < 3500, `output 2 after the 2 s timeout, not ${took} ms`);
+    await pastTimeoutOnceWaiting(1, 1);
+    const msg = await nextMessage(ctx.late, 15000);
+    assert.equal(msg.elapsed, 7000);
     assert.equal(msg.confirmed, false);
     assert.equal(msg.requested, 'closed');
     assert.equal(msg.payload, 'open', 'the last known state');
@@ -159,7 +159,7 @@ describe('energy-switch-control', function () {
     assert.equal(patches().length, 2);
     const device = ctx.outputs[1][1].device;
     assert.equal(device.switches.find((s) => s.id === S3).state, 'open');
-    assertSpacing(deviceGets());
+    assert.equal(deviceGets().length, 3, 'one read shared by the three msgs, one poll per write');
     // The service agrees: read it directly.
     const res = await fetch(`${sim.baseUrl}/devices/${DEV}`, { headers: { Authorization: `Bearer ${sim.keys.full}` } });
     assert.equal((await res.json()).switches.find((s) => s.id === S3).state, 'open');
@@ -186,17 +186,21 @@ describe('energy-switch-control', function () {
       assert.deepEqual([out.switchId, out.payload, out.label, out.elapsed, out.deviceId], [switchId, state, label, 0, DEV], JSON.stringify(msg));
     }
     assert.equal(patches().length, 0, 'all equal to the current state: no write');
-    assertSpacing(deviceGets());
+    assert.equal(deviceGets().length, 1, 'the clock stands still: one read serves every msg within the 5 s spacing');
   });
 
   it('toggles relative to the current state and sends the switch label form as a real change', async function () {
-    const ctx = await setup({ timeout: 1, switchId: '' });
+    this.timeout(45000);
+    const ctx = await setup({ timeout: 6, switchId: '' });
     ctx.node.receive({ payload: 'toggle', switchId: 3 });
-    const toggled = await nextMessage(ctx.late, 5000);
+    await pastTimeoutOnceWaiting(1, 1);
+    const toggled = await nextMessage(ctx.late, 15000);
     assert.equal(toggled.requested, 'closed');
     assert.deepEqual(toggled.pending, { state: 'closed' });
+    const readsSoFar = deviceGets().length;
     ctx.node.receive({ payload: 'heating', switchId: 2 });
-    const heating = await nextMessage(ctx.late, 5000);
+    await pastTimeoutOnceWaiting(2, readsSoFar);
+    const heating = await nextMessage(ctx.late, 15000);
     assert.equal(heating.requested, 'closed');
     assert.equal(heating.switchId, S2);
     assert.equal(heating.label, 'Idle', 'still open: the label of the last known state');
@@ -241,7 +245,7 @@ describe('energy-switch-control', function () {
     const ctx = await setup();
     ctx.node.receive({ payload: 'on' });
     ctx.node.receive({ payload: 'off' });
-    await until(() => patches().length === 1);
+    await patched(1);
     await sleep(100);
     await helper.unload();
     const seen = sim.control.log().length;

@@ -1,13 +1,13 @@
 'use strict';
 const assert = require('node:assert/strict');
 const {
-  helper, startSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey,
+  helper, startClockedSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey, until, TEST_NOW_S,
 } = require('../support/env');
 const { SIM_DEVICES } = require('../../dist/simulator');
 
 const WIFI = SIM_DEVICES.wifi6MW;
-// Frozen sim clock: the device applies a change only when a test lets it report.
-const FROZEN_AT = Date.UTC(2026, 2, 10, 12, 0, 0) / 1000;
+// Frozen sim clock, nodes on it: the device applies a change only when a test lets it report.
+const FROZEN_AT = TEST_NOW_S;
 const PSK = 'Payload-Secret-7781';
 const CREDENTIAL_PSK = 'Credential-Secret-4432';
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -17,7 +17,7 @@ describe('energy-wifi-config', function () {
   const nodes = [nodeFile('energy-api'), nodeFile('energy-wifi-config')];
 
   before(async function () {
-    sim = await startSimulator({ port: 0, now: FROZEN_AT });
+    sim = await startClockedSimulator();
   });
   before(function (done) { startServer(done); });
   after(async function () {
@@ -60,13 +60,13 @@ describe('energy-wifi-config', function () {
   const patches = () => sim.control.log().filter((r) => r.method === 'PATCH');
   const deviceGets = () => sim.control.log().filter((r) => r.method === 'GET' && r.path.endsWith(`/devices/${WIFI}`));
 
+  const patched = () => until(() => patches().length > 0 && patches()[0].status !== 0, 5000, 'the PATCH');
+
+  /** The device reports once the PATCH is answered; then the 5 s poll spacing passes on the nodes' clock. */
   async function reportAfterPatch() {
-    const end = Date.now() + 5000;
-    while (patches().length === 0) {
-      if (Date.now() > end) throw new Error('no PATCH');
-      await sleep(20);
-    }
+    await patched();
     sim.control.reportNow(WIFI);
+    sim.control.setClock({ advance: 5 });
   }
 
   async function expectRefusal(ctx, msg) {
@@ -91,8 +91,7 @@ describe('energy-wifi-config', function () {
     assert.equal(msg.device.comms.wifi.ssid, 'Workshop');
     assert.equal(msg.device.comms.wifi.pending, undefined);
     assert.equal(patches().length, 1);
-    const gets = deviceGets();
-    for (let i = 1; i < gets.length; i += 1) assert.ok(gets[i].at - gets[i - 1].at >= 5000, 'polls 5 s apart');
+    assert.equal(deviceGets().length, 2, 'one read to validate the PATCH, one poll after the 5 s spacing');
     assert.deepEqual(ctx.statuses[ctx.statuses.length - 1], { fill: 'green', shape: 'dot', text: 'energy-wifi-config.status.applied' });
   });
 
@@ -109,10 +108,13 @@ describe('energy-wifi-config', function () {
 
   it('uses the node\'s password credential when msg.payload has no psk; a timeout gives applied: false, not an error', async function () {
     const ctx = await setup({ timeout: 2 }, CREDENTIAL_PSK);
-    const started = Date.now();
     ctx.node.receive({ payload: { ssid: 'Guest' } });
+    // The wait (and its deadline) begins with the "waiting" status: only then may the clock move past it.
+    await until(() => ctx.statuses.some((s) => s.text.endsWith('common.status.waiting')), 10000, 'the wait');
+    await sleep(100);
+    assert.equal(ctx.outputs.length, 0, 'waits while the timeout has not passed on the nodes\' clock');
+    sim.control.setClock({ advance: 3 });
     const msg = await nextMessage(ctx.out, 6000);
-    assert.ok(Date.now() - started >= 1900, 'waited for the timeout');
     assert.deepEqual(msg.payload, { ssid: 'Guest', pskUpdatedAt: FROZEN_AT, applied: false, wifiOff: false });
     assert.deepEqual(msg.device.comms.wifi.pending, { ssid: 'Guest', pskUpdatedAt: FROZEN_AT });
     assert.equal(patches().length, 1);

@@ -4,7 +4,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const {
-  helper, startSimulator, nodeFile, apiConfig, startServer, stopServer, load, loggedText, assertNoKey,
+  helper, startClockedSimulator, nodeFile, apiConfig, startServer, stopServer, load, loggedText, assertNoKey,
 } = require('../support/env');
 const { SIM_DEVICES, SIM_KEYS } = require('../../dist/simulator');
 
@@ -87,7 +87,7 @@ describe('lifecycle: redeploys leave nothing behind', function () {
   const onRejection = (reason) => rejections.push(reason);
 
   before(async function () {
-    sim = await startSimulator({ port: 0 });
+    sim = await startClockedSimulator(); // frozen: waits for the device never end by the clock, only by redeploys
     types = availableFlowNodes();
     process.on('unhandledRejection', onRejection);
   });

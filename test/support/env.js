@@ -21,11 +21,81 @@ function apiConfig(sim, key = sim.keys.full, extra = {}) {
   };
 }
 
+/**
+ * The instant node tests run at: Wednesday 2026-07-15 03:00:12 UTC. At least three hours from UTC
+ * midnight and from local midnight on every demo device (Sydney 13:00, Berlin 05:00, London 04:00,
+ * Perth 11:00), a month from any DST change, after the modbus meter change, and 12 s after a device
+ * report (not on one): no verdict depends on the day the tests run.
+ */
+const TEST_NOW_S = Date.UTC(2026, 6, 15, 3, 0, 12) / 1000;
+
+/**
+ * A simulator whose clock the test controls (frozen at `now`, default TEST_NOW_S; step it with
+ * `sim.control.setClock({ advance })`, force reports with `sim.control.reportNow(id)`), and the
+ * nodes loaded next on that same clock.
+ */
+async function startClockedSimulator(options = {}) {
+  const sim = await startSimulator({ port: 0, now: TEST_NOW_S, ...options });
+  useSimClock(sim);
+  return sim;
+}
+
+/**
+ * Nodes loaded from now on read `sim`'s clock: Node-RED's setting `energyApi.now` (ms). `settings` are
+ * other runtime settings for the same loads (helper.settings replaces all earlier ones: use this instead).
+ */
+function useSimClock(sim, settings = {}) {
+  helper.settings({ ...settings, energyApi: { now: () => sim.control.now() * 1000 } });
+}
+
 /** Starts the helper's server (mocha: call in before/beforeEach with done). */
 function startServer(done) { helper.startServer(done); }
 async function stopServer() {
   await helper.unload();
   await new Promise((resolve) => helper.stopServer(resolve));
+  helper.settings({});
+}
+
+/**
+ * Loads the config node "api" for `sim`, the given flow nodes, a helper node for every wire target the
+ * flow does not define, and a Catch node wired to the helper "caught". Returns the running nodes by id.
+ */
+async function flowWith(sim, flowNodes, { key = sim.keys.full, config = {}, credentials, modules = allNodes() } = {}) {
+  const api = apiConfig(sim, key, config);
+  const defined = new Set(flowNodes.map((n) => n.id));
+  const targets = new Set(flowNodes.flatMap((n) => (n.wires ?? []).flat()));
+  const helpers = [...targets].filter((id) => !defined.has(id)).map((id) => ({ id, type: 'helper' }));
+  const flow = [
+    api.node, ...flowNodes, ...helpers,
+    { id: 'catch-all', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
+    { id: 'caught', type: 'helper' },
+  ];
+  await load(modules, flow, credentials ?? api.credentials);
+  const nodes = {};
+  for (const n of flow) nodes[n.id] = helper.getNode(n.id);
+  return nodes;
+}
+
+/** Every status `node` shows from now on (the array fills as it runs). */
+function statusesOf(node) {
+  const statuses = [];
+  node.on('call:status', (call) => statuses.push(call.args[0]));
+  return statuses;
+}
+
+/** Every message `node` (a helper) receives from now on. */
+function messagesOf(node) {
+  const messages = [];
+  node.on('input', (msg) => messages.push(msg));
+  return messages;
+}
+
+/** Resolves once `condition()` holds, checking every 20 ms; fails after `ms` (a guard, never a verdict). */
+async function until(condition, ms = 20000, what = 'condition') {
+  for (const end = performance.now() + ms; !(await condition());) {
+    if (performance.now() > end) throw new Error(`${what} not met within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** Loads a flow and resolves when it is running. */
@@ -56,4 +126,7 @@ function assertNoKey(key, ...texts) {
   }
 }
 
-module.exports = { helper, startSimulator, NODE_RED_MAJOR, nodeFile, allNodes, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey };
+module.exports = {
+  helper, startSimulator, NODE_RED_MAJOR, nodeFile, allNodes, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey,
+  TEST_NOW_S, startClockedSimulator, useSimClock, flowWith, statusesOf, messagesOf, until,
+};

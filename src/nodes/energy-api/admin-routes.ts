@@ -3,7 +3,11 @@ import type { Request, Response } from 'express';
 import { isEnergyApiError, type EnergyApiClient } from '../../api/index.js';
 import type { EnergyApiConfigNode } from '../shared/config-types.js';
 
-/** Device lists change rarely; the editor may open many dialogs in a row. */
+/**
+ * Device lists change rarely; the editor may open many dialogs in a row. The wall clock on purpose:
+ * this only saves requests while someone edits a flow, decides nothing a flow sees, and must expire
+ * even when the nodes run on a frozen test clock (energyApi.now).
+ */
 const DEVICE_LIST_TTL_MS = 60_000;
 const deviceListCache = new WeakMap<EnergyApiClient, { at: number; list: Promise<unknown[]> }>();
 

@@ -28,12 +28,12 @@ export = function (RED: NodeAPI): void {
     const timeout = Number(def.timeout);
     const timeoutMs = (Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_TIMEOUT_S) * 1000;
 
-    runtime.onInput<ConfigMessage>(async ({ msg, send, client, signal }) => {
+    runtime.onInput<ConfigMessage>(async ({ msg, send, client, call }) => {
       const deviceId = runtime.deviceId(msg);
       const update = prepareUpdate(msg.payload, deviceId);
       runtime.busy(RED._(commonKey('status.requesting')));
-      const started = Date.now();
-      const outcome = await client.updateDevice(deviceId, update, { signal });
+      const started = runtime.now();
+      const outcome = await client.updateDevice(deviceId, update, call);
       const out = msg as ConfigMessage & Record<string, unknown>;
       out.deviceId = deviceId;
       out.status = outcome.status;
@@ -55,11 +55,11 @@ export = function (RED: NodeAPI): void {
       let confirmed = true;
       if (caused.length) {
         runtime.busy(RED._(commonKey('status.waiting')));
-        const waited = await client.waitForDevice(deviceId, (d) => confirmedOn(d, caused), { timeoutMs, signal });
+        const waited = await client.waitForDevice(deviceId, (d) => confirmedOn(d, caused), { timeoutMs, ...call });
         device = waited.device;
         confirmed = waited.done;
       }
-      const elapsed = Date.now() - started;
+      const elapsed = runtime.now() - started;
       Object.assign(out, { payload: device, pending: pendingOf(device), confirmed, elapsed });
       runtime.status(
         confirmed

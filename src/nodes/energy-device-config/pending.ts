@@ -1,6 +1,6 @@
 import { deviceFacts, type Device, type DeviceUpdate, type PendingFact } from '../../api/index.js';
 
-/** Pending facts do not depend on the offline threshold; any value will do. */
+/** Pending facts depend neither on the offline threshold nor on the clock; any value will do. */
 const ANY_THRESHOLD_S = 900;
 
 export function pendingOf(device: Device): PendingFact[] {

@@ -47,7 +47,8 @@ export = function (RED: NodeAPI): void {
         mode: settings.mode,
         deviceId: () => runtime.deviceId(msg),
         offlineAfterSeconds: settings.offlineAfterSeconds,
-        signal: runtime.signal,
+        call: runtime.call,
+        now: runtime.now,
       });
       runtime.status(statusFor(reading, t));
       if (reading.mode === 'devices') deviceCount = reading.payload.length;

@@ -1,5 +1,5 @@
 import {
-  deviceFacts, EnergyApiError, type ChannelCategory, type Device, type DeviceFacts, type EnergyApiClient, type ModelInfo,
+  deviceFacts, EnergyApiError, type CallOptions, type ChannelCategory, type Device, type DeviceFacts, type EnergyApiClient, type ModelInfo,
 } from '../../api/index.js';
 
 export const STATUS_MODES = ['device', 'devices', 'models', 'categories'] as const;
@@ -22,7 +22,9 @@ export interface ReadRequest {
   /** Called only in `device` mode, so the other modes need no device id. */
   deviceId: () => string;
   offlineAfterSeconds: number;
-  signal: AbortSignal;
+  call: CallOptions;
+  /** The nodes' clock in ms: how long ago a device was heard. */
+  now(): number;
 }
 
 export function checkMode(mode: unknown): StatusMode {
@@ -35,17 +37,17 @@ export function checkMode(mode: unknown): StatusMode {
 
 /** Reads what the mode asks for. `devices` costs 1 + one request per accessible device. */
 export async function readStatus(client: EnergyApiClient, request: ReadRequest): Promise<StatusReading> {
-  const { signal, offlineAfterSeconds } = request;
+  const { call, offlineAfterSeconds } = request;
   switch (request.mode) {
     case 'device': {
       const deviceId = request.deviceId();
-      const device = await client.getDevice(deviceId, { signal });
-      return { mode: 'device', payload: device, deviceId, facts: deviceFacts(device, offlineAfterSeconds) };
+      const device = await client.getDevice(deviceId, call);
+      return { mode: 'device', payload: device, deviceId, facts: deviceFacts(device, offlineAfterSeconds, request.now()) };
     }
     case 'devices': {
-      const ids = await client.listDevices({ signal });
-      const devices = await Promise.all(ids.map((id) => client.getDevice(id, { signal })));
-      const now = Date.now();
+      const ids = await client.listDevices(call);
+      const devices = await Promise.all(ids.map((id) => client.getDevice(id, call)));
+      const now = request.now();
       return {
         mode: 'devices',
         payload: devices,
@@ -53,9 +55,9 @@ export async function readStatus(client: EnergyApiClient, request: ReadRequest):
       };
     }
     case 'models':
-      return { mode: 'models', payload: await client.getModels({ signal }) };
+      return { mode: 'models', payload: await client.getModels(call) };
     case 'categories':
-      return { mode: 'categories', payload: await client.getChannelCategories({ signal }) };
+      return { mode: 'categories', payload: await client.getChannelCategories(call) };
   }
 }
 

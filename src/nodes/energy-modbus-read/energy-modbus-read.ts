@@ -21,15 +21,15 @@ export = function (RED: NodeAPI): void {
     attachDailyCost(RED, this, def, () => ({ nowMs: nodeClock(RED)() }));
     const runtime = new FlowNodeRuntime(RED, this, def);
 
-    runtime.onInput<ModbusReadMsg>(async ({ msg, send, client, config, signal }) => {
+    runtime.onInput<ModbusReadMsg>(async ({ msg, send, client, config, call }) => {
       const deviceId = runtime.deviceId(msg);
       const query = readQuery(msg, def);
       const scale = readScale(msg, def);
       // Refuse unreadable times before any request; they are read again in the device's timezone.
-      if (query === 'range') readRange(msg, def, { timezone: config.timezone });
+      if (query === 'range') readRange(msg, def, { timezone: config.timezone, nowMs: runtime.now() });
       runtime.busy(RED._(commonKey('status.requesting')));
 
-      const device = await readDevice(client, deviceId, { signal });
+      const device = await readDevice(client, deviceId, call);
       assertModbusDevice(device, deviceId);
       const timezone = resolveTimezone(undefined, device, config) ?? 'UTC';
 
@@ -37,11 +37,11 @@ export = function (RED: NodeAPI): void {
       const out = msg as ModbusReadMsg & Record<string, unknown>;
       try {
         if (query === 'range') {
-          const range = readRange(msg, def, { timezone });
-          entries = await client.getModbus(deviceId, range, { signal });
+          const range = readRange(msg, def, { timezone, nowMs: runtime.now() });
+          entries = await client.getModbus(deviceId, range, call);
           out.range = { ...range, timezone };
         } else {
-          const entry = await client.getModbusEdge(deviceId, query, {}, { signal });
+          const entry = await client.getModbusEdge(deviceId, query, {}, call);
           entries = entry ? [entry] : [];
         }
       } catch (err) {

@@ -37,17 +37,17 @@ export = function (RED: NodeAPI): void {
     // Follow triggers run one after another, so two overlapping triggers never emit the same entry.
     let followChain: Promise<unknown> = Promise.resolve();
 
-    const nowS = (): number => Math.floor(Date.now() / 1000);
+    const nowS = (): number => Math.floor(runtime.now() / 1000);
 
-    async function resolve(msg: QueryInMsg, client: EnergyApiClient, signal: AbortSignal, config: { timezone?: string }): Promise<Resolved> {
+    async function resolve(msg: QueryInMsg, client: EnergyApiClient, config: { timezone?: string }): Promise<Resolved> {
       const deviceId = runtime.deviceId(msg);
       const settings = readSettings(def, msg);
       // Chart options too are refused before any request.
       if (output === 'chart') readChartOptions(def, msg, settings.options.convert);
       // Bad time text is refused before any request; the real reading needs the device's timezone.
-      if (settings.query === 'range') resolveRange(settings, settings.timezone);
+      if (settings.query === 'range') resolveRange(settings, settings.timezone, runtime.now());
       const needsDevice = !settings.timezone || output === 'chart';
-      const device = needsDevice ? await client.knownDevice(deviceId, { signal }) : undefined;
+      const device = needsDevice ? await client.knownDevice(deviceId, runtime.call) : undefined;
       return { deviceId, settings, timezone: resolveTimezone(settings.timezone, device, config), device };
     }
 
@@ -60,12 +60,12 @@ export = function (RED: NodeAPI): void {
       }
     }
 
-    function fetchRange(client: EnergyApiClient, r: Resolved, fromTs: number, toTs: number, signal: AbortSignal): Promise<EnergyEntry[]> {
+    function fetchRange(client: EnergyApiClient, r: Resolved, fromTs: number, toTs: number): Promise<EnergyEntry[]> {
       const count = requestCount(r, fromTs, toTs);
       runtime.busy(count && count > 1 ? RED._('energy-query.status.requestingMany', { count }) : RED._(commonKey('status.requesting')));
       const { options, kind, granularity } = r.settings;
-      if (kind === 'short') return client.getShortEnergy(r.deviceId, { fromTs, toTs, ...options }, { signal });
-      return client.getLongEnergy(r.deviceId, { fromTs, toTs, granularity, timezone: r.timezone, ...options }, { signal });
+      if (kind === 'short') return client.getShortEnergy(r.deviceId, { fromTs, toTs, ...options }, runtime.call);
+      return client.getLongEnergy(r.deviceId, { fromTs, toTs, granularity, timezone: r.timezone, ...options }, runtime.call);
     }
 
     function describe(msg: QueryInMsg, r: Resolved, fromTs: number | undefined, toTs: number | undefined): void {
@@ -120,17 +120,17 @@ export = function (RED: NodeAPI): void {
     }
 
     async function runOnce(ctx: InputContext<QueryInMsg>, r: Resolved): Promise<void> {
-      const { client, signal, msg } = ctx;
+      const { client, msg } = ctx;
       const { kind, query, options } = r.settings;
       if (query !== 'range') {
         runtime.busy(RED._(commonKey('status.requesting')));
-        const entry = await client.getEnergyEdge(kind, r.deviceId, query, options, { signal });
+        const entry = await client.getEnergyEdge(kind, r.deviceId, query, options, runtime.call);
         describe(msg, r, undefined, undefined);
         await emit(ctx, r, entry ? [entry] : [], true, false);
         return;
       }
-      const { fromTs, toTs } = resolveRange(r.settings, r.timezone);
-      const entries = await fetchRange(client, r, fromTs, toTs, signal);
+      const { fromTs, toTs } = resolveRange(r.settings, r.timezone, runtime.now());
+      const entries = await fetchRange(client, r, fromTs, toTs);
       describe(msg, r, fromTs, toTs);
       const clipped = kind === 'short' ? shortRetentionClip(fromTs, toTs, Math.floor(nodeClock(RED)() / 1000)) : undefined;
       if (clipped) msg.clipped = clipped;
@@ -144,14 +144,14 @@ export = function (RED: NodeAPI): void {
 
     async function runFollow(ctx: InputContext<QueryInMsg>, r: Resolved): Promise<void> {
       const catchUpS = catchUpSeconds(def);
-      const { fromTs: startTs, toTs } = resolveRange(r.settings, r.timezone);
+      const { fromTs: startTs, toTs } = resolveRange(r.settings, r.timezone, runtime.now());
       const { kind, granularity } = r.settings;
       const key = followKey(r.deviceId, kind, granularity);
       const state = (await store.load(key)) ?? { startTs, emitted: [] };
       const window = followWindow(state, catchUpS);
       const zone = r.timezone ?? 'UTC';
       const fromTs = kind === 'long' && granularity ? floorToBucket(window.fromTs, granularity, zone) : window.fromTs;
-      let entries = toTs > fromTs ? await fetchRange(ctx.client, r, fromTs, toTs, ctx.signal) : [];
+      let entries = toTs > fromTs ? await fetchRange(ctx.client, r, fromTs, toTs) : [];
       if (kind === 'long' && granularity) entries = entries.filter((e) => isCompleteBucket(e, granularity, zone));
       const { fresh, next } = selectNew(entries, state, window, catchUpS);
       await store.save(key, next);
@@ -160,7 +160,7 @@ export = function (RED: NodeAPI): void {
     }
 
     runtime.onInput<QueryInMsg>(async (ctx) => {
-      const r = await resolve(ctx.msg, ctx.client, ctx.signal, ctx.config);
+      const r = await resolve(ctx.msg, ctx.client, ctx.config);
       if (!(def.follow && r.settings.query === 'range')) return runOnce(ctx, r);
       const run = followChain.then(() => runFollow(ctx, r));
       followChain = run.catch(() => undefined);

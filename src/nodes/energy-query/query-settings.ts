@@ -128,7 +128,7 @@ export function readSettings(def: EnergyQueryDef, msg: QueryMsg): QuerySettings 
 }
 
 /** Both ends of the range in unix seconds, read in `timezone` by the one time parser. */
-export function resolveRange(settings: QuerySettings, timezone: string | undefined, nowMs = Date.now()): { fromTs: number; toTs: number } {
+export function resolveRange(settings: QuerySettings, timezone: string | undefined, nowMs: number): { fromTs: number; toTs: number } {
   const read = (input: { value: TimeInput; source: string }): number => {
     try {
       return parseTime(input.value, { timezone, nowMs });

@@ -29,7 +29,7 @@ export = function (RED: NodeAPI): void {
     const rt = new FlowNodeRuntime(RED, this, def);
     const timeoutS = Number(def.timeout);
     const timeoutMs = (Number.isFinite(timeoutS) && timeoutS > 0 ? timeoutS : DEFAULT_TIMEOUT_S) * 1000;
-    const poller = new DevicePoller(() => rt.client(), timerSleep((fn, ms) => rt.setTimer(fn, ms), (t) => rt.clearTimer(t)), rt.signal);
+    const poller = new DevicePoller(() => rt.client(), timerSleep((fn, ms) => rt.setTimer(fn, ms), (t) => rt.clearTimer(t)), rt.call, rt.now);
     const lanes = new Map<string, SwitchLane>();
     /** Per device: when this node last read it, and the read still in flight. */
     const reads = new Map<string, { at: number; pending?: Promise<Device> }>();
@@ -48,17 +48,17 @@ export = function (RED: NodeAPI): void {
       const last = reads.get(deviceId);
       if (last?.pending) return last.pending;
       const laneBusy = [...lanes.values()].some((l) => l.deviceId === deviceId && !l.idle);
-      if (poller.busy(deviceId) || laneBusy || (last && Date.now() - last.at < PENDING_POLL_MIN_MS)) {
-        return client.knownDevice(deviceId, { signal: rt.signal, priority: 'interactive' });
+      if (poller.busy(deviceId) || laneBusy || (last && rt.now() - last.at < PENDING_POLL_MIN_MS)) {
+        return client.knownDevice(deviceId, { ...rt.call, priority: 'interactive' });
       }
-      const entry: { at: number; pending?: Promise<Device> } = { at: Date.now() };
-      entry.pending = client.getDevice(deviceId, { signal: rt.signal, priority: 'interactive' });
+      const entry: { at: number; pending?: Promise<Device> } = { at: rt.now() };
+      entry.pending = client.getDevice(deviceId, { ...rt.call, priority: 'interactive' });
       reads.set(deviceId, entry);
       try {
         return await entry.pending;
       } finally {
         entry.pending = undefined;
-        entry.at = Date.now();
+        entry.at = rt.now();
       }
     }
 
@@ -67,10 +67,11 @@ export = function (RED: NodeAPI): void {
       if (existing) return existing;
       const lane = new SwitchLane(deviceId, switchId, {
         timeoutMs,
+        now: rt.now,
         onSending: (target) => rt.busy(key(target === 'closed' ? 'status.closing' : 'status.opening')),
         write: async (id, swId, target) => {
           try {
-            const outcome = await client.updateDevice(id, { switches: [{ id: swId, state: target }] }, { signal: rt.signal, priority: 'interactive' });
+            const outcome = await client.updateDevice(id, { switches: [{ id: swId, state: target }] }, { ...rt.call, priority: 'interactive' });
             return outcome.device;
           } catch (err) {
             throw isEnergyApiError(err) && err.status === 403 ? notPermitted(err, client.key) : err;
@@ -78,7 +79,7 @@ export = function (RED: NodeAPI): void {
         },
         waitFor: async (id, swId, target, ms) => {
           const result = await poller.wait(id, (d) => isConfirmed(d, swId, target), ms);
-          reads.set(id, { at: Date.now() });
+          reads.set(id, { at: rt.now() });
           return result;
         },
       });

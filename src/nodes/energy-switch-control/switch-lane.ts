@@ -15,6 +15,8 @@ export interface LaneDeps {
   /** Called when a command starts going to the device. */
   onSending(target: SwitchState): void;
   timeoutMs: number;
+  /** The nodes' clock in ms. */
+  now(): number;
 }
 
 interface Job {
@@ -57,7 +59,7 @@ export class SwitchLane {
     const target = command === 'toggle' ? opposite(base) : command;
     this.lastTarget = target;
     return new Promise<JobOutcome>((resolve, reject) => {
-      const job: Job = { target, arrivedAt: Date.now(), finish: resolve, fail: reject };
+      const job: Job = { target, arrivedAt: this.deps.now(), finish: resolve, fail: reject };
       if (this.running) {
         this.waiting?.finish({ kind: 'superseded', target: this.waiting.target });
         this.waiting = job;
@@ -93,7 +95,7 @@ export class SwitchLane {
   private async execute(job: Job, immediate: boolean): Promise<JobOutcome> {
     const device = this.device as Device;
     const sw = device.switches.find((s) => s.id === this.switchId);
-    const since = (): number => Date.now() - job.arrivedAt;
+    const since = (): number => this.deps.now() - job.arrivedAt;
     if (isConfirmed(device, this.switchId, job.target)) {
       return { kind: 'confirmed', device, target: job.target, elapsedMs: immediate ? 0 : since() };
     }

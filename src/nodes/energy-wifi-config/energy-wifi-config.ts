@@ -28,7 +28,7 @@ export = function (RED: NodeAPI): void {
     const rt = new FlowNodeRuntime(RED, this, def);
     const timeoutS = Number(def.timeout);
     const timeoutMs = (Number.isFinite(timeoutS) && timeoutS > 0 ? timeoutS : DEFAULT_TIMEOUT_S) * 1000;
-    const poller = new DevicePoller(() => rt.client(), timerSleep((fn, ms) => rt.setTimer(fn, ms), (t) => rt.clearTimer(t)), rt.signal);
+    const poller = new DevicePoller(() => rt.client(), timerSleep((fn, ms) => rt.setTimer(fn, ms), (t) => rt.clearTimer(t)), rt.call, rt.now);
     const key = (k: string, opts?: Record<string, string>): string => RED._(`energy-wifi-config.${k}`, opts);
     // One WiFi change at a time: a second one waits until the first is applied or timed out.
     let previous: Promise<unknown> = Promise.resolve();
@@ -39,7 +39,7 @@ export = function (RED: NodeAPI): void {
       return run;
     }
 
-    rt.onInput(async ({ msg, send, client, signal }) => {
+    rt.onInput(async ({ msg, send, client, call }) => {
       const original = msg.payload;
       // Before anything can fail: a Catch node or a later node must never receive the PSK.
       msg.payload = scrubPayload(original);
@@ -49,7 +49,7 @@ export = function (RED: NodeAPI): void {
       await serialised(async () => {
         rt.busy(RED._(commonKey('status.requesting')));
         const update = { comms: { wifi: { ssid: request.ssid, psk: request.psk } } };
-        let device: Device = (await client.updateDevice(deviceId, update, { signal })).device;
+        let device: Device = (await client.updateDevice(deviceId, update, call)).device;
         // An uninitialised device queues the change without showing it pending (spec 3.3): not applied yet.
         let applied = !device.uninitialised && wifiApplied(device);
         if (!applied && !device.uninitialised) {

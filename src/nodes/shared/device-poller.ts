@@ -1,4 +1,5 @@
-import { EnergyApiError, type Device, type EnergyApiClient } from '../../api/index.js';
+import { EnergyApiError, type CallOptions, type Device, type EnergyApiClient } from '../../api/index.js';
+import type { Now } from './clock.js';
 
 export interface PollResult {
   /** The device as last read. */
@@ -9,7 +10,7 @@ export interface PollResult {
 
 interface Waiter {
   isDone(device: Device): boolean;
-  /** Date.now() ms. */
+  /** ms on the nodes' clock. */
   deadline: number;
   resolve(result: PollResult): void;
   reject(err: unknown): void;
@@ -29,7 +30,8 @@ export class DevicePoller {
   constructor(
     private readonly client: () => EnergyApiClient,
     private readonly sleep: Sleep,
-    private readonly signal: AbortSignal,
+    private readonly call: CallOptions & { signal: AbortSignal },
+    private readonly now: Now,
   ) {}
 
   /** True while some wait polls this device (its cached copy is then at most one poll old). */
@@ -39,7 +41,7 @@ export class DevicePoller {
 
   wait(deviceId: string, isDone: (device: Device) => boolean, timeoutMs: number): Promise<PollResult> {
     return new Promise<PollResult>((resolve, reject) => {
-      const waiter: Waiter = { isDone, deadline: Date.now() + timeoutMs, resolve, reject };
+      const waiter: Waiter = { isDone, deadline: this.now() + timeoutMs, resolve, reject };
       const existing = this.waiters.get(deviceId);
       if (existing) return void existing.add(waiter);
       const set = new Set([waiter]);
@@ -51,15 +53,15 @@ export class DevicePoller {
   private async loop(deviceId: string, set: Set<Waiter>): Promise<void> {
     try {
       while (set.size > 0) {
-        if (this.signal.aborted) throw abortError();
+        if (this.call.signal.aborted) throw abortError();
         const earliest = Math.min(...[...set].map((w) => w.deadline));
         const outcome = await this.client().waitForDevice(deviceId, (d) => [...set].some((w) => w.isDone(d)), {
-          timeoutMs: Math.max(0, earliest - Date.now()),
-          signal: this.signal,
+          timeoutMs: Math.max(0, earliest - this.now()),
+          ...this.call,
         });
-        const settled = settle(set, outcome.device);
+        const settled = settle(set, outcome.device, this.now());
         // The client stops early when its next poll would come after the deadline: wait out the rest.
-        if (!settled && set.size > 0) await this.sleep(Math.max(0, earliest - Date.now()), this.signal);
+        if (!settled && set.size > 0) await this.sleep(Math.max(0, earliest - this.now()), this.call.signal);
       }
     } catch (err) {
       for (const waiter of set) waiter.reject(err);
@@ -70,9 +72,8 @@ export class DevicePoller {
   }
 }
 
-function settle(set: Set<Waiter>, device: Device): boolean {
+function settle(set: Set<Waiter>, device: Device, now: number): boolean {
   let settled = false;
-  const now = Date.now();
   for (const waiter of [...set]) {
     const done = waiter.isDone(device);
     if (!done && now < waiter.deadline) continue;

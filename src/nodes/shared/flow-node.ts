@@ -1,8 +1,10 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow, NodeStatus } from 'node-red';
-import { checkDeviceId, EnergyApiError, type EnergyApiClient } from '../../api/index.js';
+import { checkDeviceId, EnergyApiError, type CallOptions, type EnergyApiClient } from '../../api/index.js';
+import { nodeClock, type Now } from './clock.js';
 import type { EnergyApiConfigNode } from './config-types.js';
 import { errorDetails, shortReason, toError } from './errors.js';
 import { commonKey } from './i18n.js';
+import { RetryStatus } from './retry-status.js';
 
 /** Properties every flow node of this package has. */
 export interface FlowNodeDef extends NodeDef {
@@ -17,9 +19,13 @@ export interface InputContext<M extends NodeMessageInFlow = NodeMessageInFlow> {
   send: SendFn;
   client: EnergyApiClient;
   config: EnergyApiConfigNode;
-  /** Aborted when the node closes (redeploy, stop): pass it to every client call. */
+  /** Aborted when the node closes (redeploy, stop). */
   signal: AbortSignal;
+  /** Options for every client call: `signal`, and a yellow status while a request is retried. */
+  call: NodeCallOptions;
 }
+
+export type NodeCallOptions = CallOptions & { signal: AbortSignal };
 
 type Handler<M extends NodeMessageInFlow> = (ctx: InputContext<M>) => Promise<void>;
 
@@ -30,15 +36,23 @@ type Handler<M extends NodeMessageInFlow> = (ctx: InputContext<M>) => Promise<vo
  */
 export class FlowNodeRuntime {
   readonly config: EnergyApiConfigNode | null;
+  /** The nodes' clock in ms (see nodeClock): every time-based decision of a node reads it. */
+  readonly now: Now;
   private readonly aborter = new AbortController();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly cleanups: Array<() => void | Promise<void>> = [];
+  /** Options for every client call: aborted on close, retries shown in the status. */
+  readonly call: NodeCallOptions;
+  private shown?: NodeStatus;
 
   constructor(
     private readonly RED: NodeAPI,
     readonly node: Node,
     private readonly def: FlowNodeDef,
   ) {
+    this.now = nodeClock(RED);
+    const retries = new RetryStatus((attempt) => RED._(commonKey('status.retrying'), { attempt }), () => this.shown, (s) => this.status(s));
+    this.call = { signal: this.aborter.signal, onRetry: retries.onRetry };
     this.config = (def.api ? (RED.nodes.getNode(def.api) as EnergyApiConfigNode | null) : null) ?? null;
     if (!this.config) {
       this.node.status({ fill: 'red', shape: 'ring', text: RED._(commonKey('status.noConfig')) });
@@ -94,7 +108,9 @@ export class FlowNodeRuntime {
   }
 
   status(status: NodeStatus): void {
-    if (!this.closed) this.node.status(status);
+    if (this.closed) return;
+    this.shown = status;
+    this.node.status(status);
   }
 
   busy(text: string): void {
@@ -132,7 +148,7 @@ export class FlowNodeRuntime {
       const guardedSend: SendFn = (out) => {
         if (!this.closed) send(out);
       };
-      await handler({ msg, send: guardedSend, client, config: this.config as EnergyApiConfigNode, signal: this.signal });
+      await handler({ msg, send: guardedSend, client, config: this.config as EnergyApiConfigNode, signal: this.signal, call: this.call });
       done();
     } catch (err) {
       if (this.closed && isAborted(err)) return done();

@@ -1,0 +1,80 @@
+'use strict';
+// While the client retries through a short outage, the node says so, and says it no longer once the request ends.
+const assert = require('node:assert/strict');
+const {
+  helper, startClockedSimulator, startServer, stopServer, flowWith, statusesOf, messagesOf, until,
+} = require('../support/env');
+const { SIM_DEVICES } = require('../../dist/simulator');
+
+const RETRYING = '@energy-monitor/node-red-energy-api/energy-api:common.status.retrying';
+const isRetrying = (s) => s.fill === 'yellow' && s.text === RETRYING;
+
+describe('node status while the client retries', function () {
+  let sim;
+
+  before(async function () { sim = await startClockedSimulator(); });
+  before(function (done) { startServer(done); });
+  after(async function () {
+    await stopServer();
+    await sim.close();
+  });
+  beforeEach(function () { sim.control.reset(); });
+  afterEach(async function () { await helper.unload(); });
+
+  const answered = () => sim.control.log().filter((r) => r.status !== 0);
+
+  it('device-status shows "retrying" during a short outage, then the result', async function () {
+    const nodes = await flowWith(sim, [
+      { id: 's', type: 'energy-device-status', api: 'api', mode: 'device', deviceId: SIM_DEVICES.meter3M, offlineAfter: 900, interval: 0, wires: [['out']] },
+    ]);
+    const statuses = statusesOf(nodes.s);
+    const outputs = messagesOf(nodes.out);
+    const caught = messagesOf(nodes.caught);
+    sim.control.setFaults({ errorRate: 1 }); // every request fails with a 5xx: the service is down
+    nodes.s.receive({});
+    await until(() => statuses.some(isRetrying) && answered().length >= 2, 10000, 'a retry');
+    assert.equal(outputs.length, 0);
+    sim.control.setFaults({ errorRate: 0 }); // the service is back
+    await until(() => outputs.length === 1, 15000, 'the answer');
+    assert.equal(outputs[0].payload.id, SIM_DEVICES.meter3M);
+    assert.deepEqual(statuses[0], { fill: 'blue', shape: 'dot', text: '@energy-monitor/node-red-energy-api/energy-api:common.status.requesting' });
+    assert.ok(isRetrying(statuses[1]), JSON.stringify(statuses));
+    assert.equal(statuses.at(-1).fill, 'green', 'the retry status is gone once the request is answered');
+    assert.deepEqual(caught, []);
+  });
+
+  it('energy-query goes back to "requesting" once a retried request is answered, then shows the result', async function () {
+    const nodes = await flowWith(sim, [
+      { id: 'q', type: 'energy-query', api: 'api', deviceId: SIM_DEVICES.meter3M, kind: 'short', query: 'latest', timezone: 'UTC', output: 'entries', follow: false, wires: [['out']] },
+    ]);
+    const statuses = statusesOf(nodes.q);
+    const outputs = messagesOf(nodes.out);
+    sim.control.setFaults({ resetRate: 1 }); // connections are reset: no answer at all
+    nodes.q.receive({});
+    await until(() => statuses.some(isRetrying), 10000, 'a retry');
+    sim.control.setFaults({ resetRate: 0 });
+    await until(() => outputs.length === 1, 15000, 'the answer');
+    const retry = statuses.findIndex(isRetrying);
+    assert.ok(retry > 0, JSON.stringify(statuses));
+    assert.ok(statuses.slice(retry).some((s) => s.fill === 'blue'), `the status before the retry comes back: ${JSON.stringify(statuses)}`);
+    assert.equal(statuses.at(-1).fill, 'green');
+  });
+
+  it('a request that fails for good after its retries ends red, with the error to Catch', async function () {
+    const nodes = await flowWith(sim, [
+      { id: 's', type: 'energy-device-status', api: 'api', mode: 'device', deviceId: SIM_DEVICES.meter3M, offlineAfter: 900, interval: 0, wires: [['out']] },
+    ], { config: { tps: 50 } });
+    const statuses = statusesOf(nodes.s);
+    const caught = messagesOf(nodes.caught);
+    const client = nodes.api.client;
+    // Few, short retries so that the test does not wait for the full backoff.
+    client.transport.maxRetries = 2;
+    client.transport.backoffBaseMs = 20;
+    sim.control.setFaults({ errorRate: 1 });
+    nodes.s.receive({});
+    await until(() => caught.length === 1, 10000, 'the error');
+    assert.equal(statuses.filter(isRetrying).length, 2);
+    assert.equal(statuses.at(-1).fill, 'red');
+    assert.ok(caught[0].apiError.status >= 500);
+  });
+});
