@@ -48,6 +48,7 @@ function buildDemoFlows({ baseUrl, name = 'Energy API', examples = readExamples(
     const zs = new Set(example.nodes.filter(isFlowNode).map((n) => n.z));
     if (zs.size !== 1 || [...zs][0] === undefined) throw new Error(`${example.name}: every node with x/y must share one z`);
     const tabId = [...zs][0];
+    if (tabs.some((t) => t.id === tabId)) throw new Error(`${example.name}: tab id ${tabId} is used by another example`);
     const intro = example.nodes.find((n) => n.type === 'comment');
     tabs.push({ id: tabId, type: 'tab', label: example.name, disabled: DISABLED_IN_DEMO.includes(example.name), info: intro ? intro.info || '' : '' });
     for (const node of example.nodes) {
