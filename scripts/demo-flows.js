@@ -13,6 +13,16 @@ const KEY_REFERENCE = '${ENERGY_API_KEY}';
 
 /** The showcases open first in the demo; the one-per-node examples follow alphabetically. */
 const FIRST = ['Energy dashboard', 'Switch a load on an energy threshold', 'Daily energy report', 'Energy per day chart (Dashboard 2)'];
+/**
+ * Deployed with their tab disabled (imported, they run): they would drive the solar home's switches that the
+ * Energy dashboard's load control (the "Three loads" example) drives (a command while one of its changes is
+ * pending is refused), and the load-control examples' reads would take the demo over a quarter of the key's
+ * daily budget.
+ */
+const DISABLED_IN_DEMO = [
+  'Three loads by priority on solar surplus', 'Hot water on solar surplus',
+  'Peak limit - shed loads above a site limit', 'Switch a load on a power threshold', 'Switch control',
+];
 const rank = (name) => (FIRST.includes(name) ? FIRST.indexOf(name) : FIRST.length);
 
 function readExamples(dir = EXAMPLES_DIR) {
@@ -39,8 +49,9 @@ function buildDemoFlows({ baseUrl, name = 'Energy API', examples = readExamples(
     const zs = new Set(example.nodes.filter(isFlowNode).map((n) => n.z));
     if (zs.size !== 1 || [...zs][0] === undefined) throw new Error(`${example.name}: every node with x/y must share one z`);
     const tabId = [...zs][0];
+    if (tabs.some((t) => t.id === tabId)) throw new Error(`${example.name}: tab id ${tabId} is used by another example`);
     const intro = example.nodes.find((n) => n.type === 'comment');
-    tabs.push({ id: tabId, type: 'tab', label: example.name, disabled: false, info: intro ? intro.info || '' : '' });
+    tabs.push({ id: tabId, type: 'tab', label: example.name, disabled: DISABLED_IN_DEMO.includes(example.name), info: intro ? intro.info || '' : '' });
     for (const node of example.nodes) {
       if (isFlowNode(node) || node.type === 'group') {
         if (seen.has(node.id)) throw new Error(`${example.name}: node id ${node.id} is used by another example`);
@@ -56,4 +67,4 @@ function buildDemoFlows({ baseUrl, name = 'Energy API', examples = readExamples(
   return [...tabs, ...configs.values(), ...flowNodes];
 }
 
-module.exports = { DEMO_CONFIG_ID, KEY_REFERENCE, EXAMPLES_DIR, readExamples, buildDemoFlows, demoConfigNode };
+module.exports = { DISABLED_IN_DEMO, DEMO_CONFIG_ID, KEY_REFERENCE, EXAMPLES_DIR, readExamples, buildDemoFlows, demoConfigNode };

@@ -27,7 +27,9 @@ const T = {
   history: byName('ui-chart', 'history chart'),
   view: byName('ui-button-group', 'view'),
   site: byName('ui-dropdown', 'site picker'),
+  loads: byName('ui-template', 'load list'),
 };
+const LOADS = example.filter((n) => n.type === 'energy-load-control');
 
 /** Every ECharts chart on the page, found through the Vue tree: its series (name, points) and palette. */
 function readCharts(page) {
@@ -97,6 +99,17 @@ describe('e2e: dashboard', function () {
     device = await client.getDevice(SITE);
   });
 
+  /** Lets the simulated device report (it takes pending switch changes when it reports) until `done()` says so. */
+  async function confirmed(done, what, timeout = 30000) {
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      if (await done()) return;
+      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeout} ms`);
+      demo.simulator.control.reportNow(SITE);
+      await page.waitForTimeout(1000);
+    }
+  }
+
   after(async () => {
     if (client) await client.close();
     if (browser) await browser.close();
@@ -164,11 +177,11 @@ describe('e2e: dashboard', function () {
       if (Date.now() > deadline) throw new Error('no PATCH reached the simulator');
       await page.waitForTimeout(250);
     }
-    demo.simulator.control.reportNow(SITE);
-    await page.waitForFunction(({ sel, text }) => {
+    // The load-control nodes switch this site too: report until the device has taken this switch's change.
+    await confirmed(() => page.evaluate(({ sel, text }) => {
       const el = document.querySelector(sel);
-      return el && !el.querySelector('.ed-pending') && el.querySelector('.ed-state').innerText === text;
-    }, { sel: row, text: label(wanted) }, { timeout: 30000 });
+      return Boolean(el && !el.querySelector('.ed-pending') && el.querySelector('.ed-state').innerText === text);
+    }, { sel: row, text: label(wanted) }), 'the switch list shows the new state');
     assert.strictEqual((await client.getDevice(SITE)).switches.find((s) => s.id === target.id).state, wanted);
     await page.setViewportSize({ width: 1280, height: 1000 });
     await page.evaluate(() => window.scrollTo(0, 0));
@@ -180,6 +193,44 @@ describe('e2e: dashboard', function () {
       fs.mkdirSync(path.join(h.ROOT, 'docs', 'images'), { recursive: true });
       fs.copyFileSync(shot, path.join(h.ROOT, 'docs', 'images', 'dashboard.png'));
     }
+  });
+
+  it('Load control: each load with its state and reason; an override button switches it and shows the override until Auto', async () => {
+    const rows = `${widget(T.loads)} .ed-load`;
+    const read = () => page.$$eval(rows, (els) => els.map((e) => ({
+      id: e.dataset.load, name: e.querySelector('.ed-name').innerText, state: e.querySelector('.ed-state').innerText,
+      reason: e.querySelector('.ed-reason').innerText, override: e.querySelector('.ed-override') ? e.querySelector('.ed-override').innerText : '',
+      colour: getComputedStyle(e).borderLeftColor,
+    })));
+    await page.waitForFunction((sel) => document.querySelectorAll(sel).length === 3 && [...document.querySelectorAll(sel)].every((e) => !/waiting/.test(e.innerText)), rows, { timeout: 30000 });
+    const current = await client.getDevice(SITE);
+    const before = await read();
+    assert.deepStrictEqual(before.map((r) => r.id), LOADS.map((n) => n.name), 'one row per load-control node, by priority');
+    before.forEach((r, i) => {
+      const sw = current.switches.find((s) => s.id === LOADS[i].switchId);
+      assert.strictEqual(r.name, sw.label, 'named by its switch');
+      assert.ok([sw.closedStateLabel, sw.openStateLabel].some((l) => r.state.includes(l)), `${r.name}: state "${r.state}" in the switch's own words`);
+      assert.match(r.reason, /^[a-z][a-z ,:]+ · (surplus )?(-?\d+\.\d\d kW|–)/, `${r.name}: a reason and the signal with its unit`);
+      assert.strictEqual(r.override, '', `${r.name}: no override yet`);
+    });
+    assert.strictEqual(new Set(before.map((r) => r.colour)).size, 3, 'one colour per load (its circuit\'s category)');
+    await h.screenshot(page, 'dashboard-load-control.png', { fullPage: true });
+
+    // Pool pump on for an hour: switched at once, the override and its time left shown, then confirmed by the device.
+    const pool = LOADS.find((n) => n.name === 'pool pump');
+    const sw = current.switches.find((s) => s.id === pool.switchId);
+    const row = `${rows}[data-load="pool pump"]`;
+    await page.click(`${row} button:has-text("On 1 h")`);
+    await page.waitForFunction((sel) => /Manual: .* for (60|59) min more/.test(document.querySelector(sel).innerText), row, { timeout: 15000 });
+    await confirmed(async () => (await client.getDevice(SITE)).switches.find((s) => s.id === pool.switchId).state === 'closed', 'the pool pump\'s switch closed');
+    await confirmed(async () => (await read()).find((r) => r.id === 'pool pump').state === sw.closedStateLabel, 'the row shows the pool pump on');
+    assert.match((await read()).find((r) => r.id === 'pool pump').reason, /^manual override/);
+    await h.screenshot(page, 'dashboard-load-override.png', { fullPage: true });
+
+    // Auto: the override ends at once.
+    await page.click(`${row} button:has-text("Auto")`);
+    await page.waitForFunction((sel) => !document.querySelector(sel).querySelector('.ed-override'), row, { timeout: 15000 });
+    assert.doesNotMatch((await read()).find((r) => r.id === 'pool pump').reason, /^manual override/);
   });
 
   it('Site: the picker lists the devices of the key', async () => {

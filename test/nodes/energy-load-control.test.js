@@ -49,6 +49,14 @@ describe('energy-load-control (Node-RED, simulator clock)', function () {
     assert.equal(deviceReads().length, 2, 'switch states again after 5 min');
   });
 
+  it('the config node counts the shared read once per measuring device, not once per load', async function () {
+    const ctx = await setup(lc('a', { ...STEADY, switchId: S1, interval: 120 }), lc('b', { ...STEADY, switchId: `${DEV}_S2`, interval: 60 }), lc('c3', { ...STEADY, switchId: S3, interval: 120 }));
+    const perNode = ctx.ids.map((id) => helper.getNode(ctx.real[id]).requestsPerDay());
+    // The group reads energy every 60 s (its shortest interval) and its one switch device every 5 min.
+    assert.deepEqual(perNode, [86400 / 60 + 86400 / 300, 0, 0], 'the whole group on one node');
+    assert.equal(helper.getNode('api').dailyBudget().requestsPerDay, 1440 + 288);
+  });
+
   it('switches on a decision, sends nothing while the change is pending, and reports it confirmed', async function () {
     const ctx = await setup(lc('a', ALWAYS_ON));
     await tick(ctx);

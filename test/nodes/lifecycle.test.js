@@ -11,6 +11,7 @@ const { SIM_DEVICES, SIM_KEYS } = require('../../dist/simulator');
 const FLOW_NODES = [
   'energy-device-status', 'energy-query', 'energy-switch-control',
   'energy-wifi-config', 'energy-modbus-read', 'energy-device-config',
+  'energy-load-control', 'energy-cost',
 ];
 const REDEPLOYS = 50;
 /** Long enough for deploy-time reads to be on the wire, short enough that none has answered. */
@@ -56,6 +57,15 @@ function flowFor(types, withCatch) {
     'energy-device-config': [
       { id: 'config', deviceId: SIM_DEVICES.meter3M, waitForPending: true, timeout: 180, input: { payload: { channels: [{ id: `${SIM_DEVICES.meter3M}_C3`, ctRating: 200 }] } } },
     ],
+    // Two loads of one site: one shared group, reading on its own 5 s timer (no input: it needs none to poll).
+    'energy-load-control': [
+      { id: 'load-1', deviceId: SIM_DEVICES.switch6M3SW, switchId: `${SIM_DEVICES.switch6M3SW}_S1`, mode: 'surplus', priority: 1, interval: 5, dryRun: true },
+      { id: 'load-2', deviceId: SIM_DEVICES.switch6M3SW, switchId: `${SIM_DEVICES.switch6M3SW}_S2`, mode: 'surplus', priority: 2, interval: 5, dryRun: true },
+    ],
+    // Makes no request of its own; here for its tariff config node and its close.
+    'energy-cost': [
+      { id: 'cost', tariff: 'tariff', channels: '1', timezone: 'UTC' },
+    ],
   };
   const flow = [];
   const inputs = [];
@@ -64,6 +74,9 @@ function flowFor(types, withCatch) {
       flow.push({ type, api: 'api', name: '', wires, ...props });
       if (input) inputs.push([props.id, input]);
     }
+  }
+  if (types.includes('energy-cost')) {
+    flow.push({ id: 'tariff', type: 'energy-tariff', currency: 'AUD', importRates: [{ since: '', days: 'all', from: '00:00', to: '24:00', price: '0.30' }], exportRates: [], supplyCharges: [] });
   }
   flow.push({ id: 'sink', type: 'helper' });
   if (withCatch) flow.push({ id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] });
@@ -112,7 +125,8 @@ describe('lifecycle: redeploys leave nothing behind', function () {
     const api = apiConfig(sim, key, { tps: TPS });
     const { flow, inputs, ids } = flowFor(types, withCatch);
     const credentials = { ...api.credentials, wifi: { password: 'lab-psk-4711' } };
-    await load([nodeFile('energy-api'), ...types.map(nodeFile)], [api.node, ...flow], credentials);
+    const tariff = types.includes('energy-cost') ? [nodeFile('energy-tariff')] : [];
+    await load([nodeFile('energy-api'), ...tariff, ...types.map(nodeFile)], [api.node, ...flow], credentials);
     const lifecycle = { closed: false };
     for (const id of ids) {
       const node = helper.getNode(id);

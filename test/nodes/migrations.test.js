@@ -123,6 +123,40 @@ describe('saved-config migrations', function () {
     assert.deepEqual(ctx.caught, []);
   });
 
+  it('energy-load-control: an early node (numbers as text, no window, interval or failSafe) evaluates and reports on output 2', async function () {
+    const ctx = await loadOld({
+      type: 'energy-load-control', deviceId: SIM_DEVICES.switch6M3SW, switchId: `${SIM_DEVICES.switch6M3SW}_S1`,
+      mode: 'threshold', onAbove: '1000000', offBelow: '999999', interval: '0', dryRun: true, wires: [[], ['out']],
+    });
+    const next = nextMessage(ctx.out);
+    ctx.node.receive({ payload: 'evaluate' });
+    const msg = await next;
+    assert.equal(msg.onAt, 1000000, 'the threshold saved as text is read as a number');
+    assert.equal(typeof msg.reason, 'string');
+    assert.deepEqual(ctx.caught, []);
+    assert.deepEqual(ctx.warnings, []);
+  });
+
+  it('energy-tariff and energy-cost: an early tariff (no export rates, supply charges or time zone) prices entries', async function () {
+    const flow = [
+      { id: 't', type: 'energy-tariff', name: 'old', currency: 'AUD', importRates: [{ since: '', days: 'all', from: '00:00', to: '24:00', price: '0.30' }] },
+      { id: 'n', type: 'energy-cost', tariff: 't', channels: '1', timezone: 'UTC', wires: [['out']] },
+      { id: 'out', type: 'helper' },
+      { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
+      { id: 'caught', type: 'helper' },
+    ];
+    await load(allNodes(), flow, {});
+    const caught = [];
+    helper.getNode('caught').on('input', (msg) => caught.push(msg.error));
+    const next = nextMessage(helper.getNode('out'));
+    const end = Date.UTC(2026, 2, 10, 1, 0, 0) / 1000;
+    // One hour of 2 kWh import on the grid channel: 0.60 AUD.
+    helper.getNode('n').receive({ payload: [{ timestamp: end, duration: 3600, eReal: [7200000], eRealPositive: [7200000], eRealNegative: [0] }] });
+    const msg = await next;
+    assert.match(JSON.stringify(msg.payload), /0\.6/);
+    assert.deepEqual(caught, []);
+  });
+
   it('runs later steps in order from the saved version, stamps the current version, and leaves a newer flow alone', function () {
     const steps = [
       { version: 2, up: (c) => { const { interval, ...rest } = c; return { ...rest, pollSeconds: interval }; } },

@@ -3,6 +3,8 @@ import { isValidTimezone, type Device, type EnergyEntry } from '../../api/index.
 import type { EnergyApiConfigNode } from '../shared/config-types.js';
 import { errorDetails, shortReason, toError } from '../shared/errors.js';
 import type { EnergyTariffConfigNode } from '../energy-tariff/energy-tariff.js';
+import { upgradeSavedConfig } from '../shared/migrations.js';
+import { migrations } from './migrations.js';
 import { gridChannels } from './channels.js';
 import { computeCost, type CostResult } from './cost.js';
 import { gridEnergy } from './grid-energy.js';
@@ -27,6 +29,7 @@ type CostMsg = NodeMessageInFlow & {
 export = function (RED: NodeAPI): void {
   function EnergyCostNode(this: Node, def: EnergyCostDef): void {
     RED.nodes.createNode(this, def);
+    def = upgradeSavedConfig(this, def, migrations);
     const node = this;
     const tariffNode = RED.nodes.getNode(def.tariff) as EnergyTariffConfigNode | null;
     const api = def.api ? (RED.nodes.getNode(def.api) as EnergyApiConfigNode | null) : null;

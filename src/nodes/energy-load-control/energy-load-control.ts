@@ -4,6 +4,9 @@ import { nodeClock } from '../shared/clock.js';
 import { shortReason, toError } from '../shared/errors.js';
 import { FlowNodeRuntime, isAborted, type FlowNodeDef } from '../shared/flow-node.js';
 import { switchToControl } from '../energy-switch-control/command.js';
+import { upgradeSavedConfig } from '../shared/migrations.js';
+import { attachDailyCost } from '../shared/request-cost.js';
+import { migrations } from './migrations.js';
 import { parseCommand } from './command.js';
 import { forgetMemory, loadMemory, persistentStore, saveMemory } from './persist.js';
 import { decisionMsg, evaluationMsg, outcomeMsg, statusOf, type LoadIds, type StatusWords } from './report.js';
@@ -20,6 +23,8 @@ const toLoad = (state: string): 'on' | 'off' => (state === 'closed' ? 'on' : 'of
 export = function (RED: NodeAPI): void {
   function EnergyLoadControlNode(this: Node, def: LoadControlDef & FlowNodeDef): void {
     RED.nodes.createNode(this, def);
+    def = upgradeSavedConfig(this, def, migrations);
+    attachDailyCost(RED, this, def, () => ({ nowMs: nodeClock(RED)() }));
     const node = this;
     const rt = new FlowNodeRuntime(RED, node, def);
     const clock = nodeClock(RED);

@@ -1,4 +1,6 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
+import { upgradeSavedConfig } from '../shared/migrations.js';
+import { migrations } from './migrations.js';
 import { buildTariff, type Tariff, type TariffDef } from './tariff.js';
 
 /** What energy-cost sees of its tariff config node. */
@@ -11,6 +13,7 @@ export interface EnergyTariffConfigNode extends Node {
 export = function (RED: NodeAPI): void {
   function EnergyTariffNode(this: EnergyTariffConfigNode, def: NodeDef & TariffDef): void {
     RED.nodes.createNode(this, def);
+    def = upgradeSavedConfig(this, def, migrations);
     try {
       this.tariff = buildTariff(def);
     } catch (err) {

@@ -146,8 +146,40 @@ export function requestsPerTrigger(node: SavedNode, options: CostOptions = {}): 
   }
 }
 
+/** A disabled node, or one on a disabled tab, is not started and costs nothing. */
+function isDisabled(node: SavedNode, flow: readonly SavedNode[]): boolean {
+  return node.d === true || flow.some((n) => n.type === 'tab' && n.id === node.z && n.disabled === true);
+}
+
+const LOAD_CONTROL_INTERVAL_S = 30;
+/** energy-load-control reads its switch devices at least this often (site.ts STATUS_EVERY_MS). */
+const LOAD_CONTROL_STATUS_S = 300;
+
+/**
+ * energy-load-control: every node measuring one device on one config node shares one short-energy read
+ * per evaluation (at the shortest interval of them) and one status read per switch device about every
+ * 5 minutes. The group's cost is counted once, on its member with the smallest id; the others cost 0.
+ * Not counted: the first device read, and a PATCH plus a few pending reads per switching.
+ */
+function loadControlRequestsPerDay(node: SavedNode, flow: readonly SavedNode[]): number {
+  const intervalOf = (n: SavedNode): number => {
+    const value = n.interval === undefined || n.interval === '' ? LOAD_CONTROL_INTERVAL_S : Number(n.interval);
+    return Number.isFinite(value) && value > 0 ? Math.max(5, value) : 0;
+  };
+  const group = flow.filter((n) => n.type === 'energy-load-control' && n.api === node.api && n.deviceId === node.deviceId && !isDisabled(n, flow));
+  if (group.some((n) => n.id < node.id)) return 0;
+  const intervals = group.map(intervalOf).filter((s) => s > 0);
+  if (intervals.length === 0) return 0;
+  const intervalS = Math.min(...intervals);
+  const switchDevices = new Set(group.map((n) => String(n.switchDeviceId || n.deviceId)));
+  const statusEveryS = Math.ceil(LOAD_CONTROL_STATUS_S / intervalS) * intervalS;
+  return Math.ceil(DAY_S / intervalS + switchDevices.size * (DAY_S / statusEveryS));
+}
+
 /** What `node` costs a day: its own polling plus the scheduled messages that reach it, each at its per-trigger cost. */
 export function estimateRequestsPerDay(node: SavedNode, flow: readonly SavedNode[], options: CostOptions = {}): number {
+  if (isDisabled(node, flow)) return 0;
+  if (node.type === 'energy-load-control') return loadControlRequestsPerDay(node, flow);
   const perTrigger = requestsPerTrigger(node, options);
   if (perTrigger === 0) return 0;
   return Math.ceil((ownPollsPerDay(node) + triggersPerDay(flow, node.id)) * perTrigger);

@@ -1,0 +1,15 @@
+import { fillMissing, numbersFromText, steps, type Migration } from '../shared/migrations.js';
+
+/**
+ * Saved-config upgrades of `energy-load-control`, oldest first (see src/nodes/shared/migrations.ts).
+ * Version 1: the first release's shape, with what an early flow may lack filled in with its defaults and numbers saved as numbers.
+ */
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    up: steps(
+      fillMissing({ switchDeviceId: '', mode: 'surplus', channels: '', loadChannel: '', loadPower: 0, margin: 200, window: 300, minOn: 300, minOff: 300, maxOff: 0, priority: 1, staleAfter: 600, failSafe: 'hold', dryRun: false, interval: 30 }),
+      numbersFromText(['loadPower', 'onAbove', 'offBelow', 'margin', 'limit', 'window', 'minOn', 'minOff', 'maxOff', 'priority', 'staleAfter', 'interval']),
+    ),
+  },
+];
