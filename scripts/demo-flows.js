@@ -12,7 +12,7 @@ const DEMO_CONFIG_ID = '4e3a9c2f10d0c0f1';
 const KEY_REFERENCE = '${ENERGY_API_KEY}';
 
 /** The showcases open first in the demo; the one-per-node examples follow alphabetically. */
-const FIRST = ['Energy dashboard', 'Switch a load on an energy threshold', 'Daily energy report', 'Energy per day chart (Dashboard 2)'];
+const FIRST = ['Energy dashboard', 'Three loads by priority on solar surplus', 'Daily energy report', 'Energy per day chart (Dashboard 2)'];
 /**
  * Deployed with their tab disabled (imported, they run): they would drive the solar home's switches that the
  * Energy dashboard's load control (the "Three loads" example) drives (a command while one of its changes is
