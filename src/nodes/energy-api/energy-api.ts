@@ -87,14 +87,17 @@ export = function (RED: NodeAPI): void {
         warnedLow = low;
       };
       let lastMode = '';
+      let warnedUnreachable = false;
       const onShared = (status: SharedStatus) => {
         if (status.mode === 'shared') node.status({ fill: 'green', shape: 'dot', text: RED._('energy-api.status.shared', { instances: status.instances }) });
         else node.status({ fill: 'yellow', shape: 'ring', text: RED._('energy-api.status.sharedFallback', { tps: status.fallbackTps }) });
         if (status.mode === lastMode) return;
-        if (status.mode === 'fallback' && lastMode) {
+        // Every start goes through fallback until Redis answers: only a loss of a working Redis is worth a warning.
+        if (status.mode === 'fallback' && lastMode === 'shared') {
+          warnedUnreachable = true;
           push('yellow', RED._('energy-api.status.sharedFallback', { tps: status.fallbackTps }));
           node.warn(RED._('energy-api.errors.redisUnreachable', { tps: status.fallbackTps }));
-        } else if (status.mode === 'shared' && lastMode) node.log(RED._('energy-api.errors.redisBack'));
+        } else if (status.mode === 'shared' && warnedUnreachable) node.log(RED._('energy-api.errors.redisBack'));
         lastMode = status.mode;
       };
       client.on('keyStatus', onKeyStatus);
