@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { EnergyApiError, describeKey, describeValue } from './errors.js';
+import { SharedLimiter, sharedLimiterId, type SharedFigures, type SharedStatus } from './shared-limiter.js';
 import { RateLimiter, aborted, linkSignals, sleep } from './limiter.js';
 import { checkGranularity, checkTimestamps, checkTimezone, energyOptionParams, type QueryParams } from './params.js';
 import { checkPlanCost, planLongRanges, planModbusRanges, planShortRanges, DEFAULT_MAX_REQUESTS } from './ranges.js';
@@ -23,6 +24,8 @@ export interface ClientOptions {
   backoffBaseMs?: number;
   /** Clock in ms (default Date.now): decides retention, "now" and the daily reset. */
   now?: () => number;
+  /** Shares the key's limits with every instance using it, through Redis (see shared-limiter.ts). */
+  sharedLimiter?: { redisUrl: string; password?: string };
 }
 
 export interface CallOptions {
@@ -83,6 +86,8 @@ const CACHE_TTL_MS = 10 * 60_000;
  */
 export class EnergyApiClient extends EventEmitter {
   readonly limiter: RateLimiter;
+  /** Set when the key's limits are shared through Redis. */
+  readonly shared?: SharedLimiter;
   private readonly transport: Transport;
   private readonly now: () => number;
   private readonly keyHint: string;
@@ -104,10 +109,12 @@ export class EnergyApiClient extends EventEmitter {
     this.keyHint = describeKey(options.apiKey);
     this.limiter = new RateLimiter({ tps: options.tps, tpd: options.tpd, now: this.now });
     this.limiter.on('state', (state: RateLimitState) => this.emit('rateLimit', state));
+    if (options.sharedLimiter?.redisUrl) this.shared = this.shareLimits(options);
     this.transport = new Transport({
       baseUrl: options.baseUrl,
       apiKey: options.apiKey,
       limiter: this.limiter,
+      gate: this.shared,
       timeoutMs: options.timeoutMs,
       maxRetries: options.maxRetries,
       backoffBaseMs: options.backoffBaseMs,
@@ -278,8 +285,28 @@ export class EnergyApiClient extends EventEmitter {
     if (this.closed) return;
     this.closed = true;
     this.transport.close();
-    await this.limiter.stop();
+    await Promise.all([this.limiter.stop(), this.shared?.close()]);
     this.removeAllListeners();
+  }
+
+  /** Learnt limits go to Redis, and Redis's figures (every instance's) to the local limiter, as headers would. */
+  private shareLimits(options: ClientOptions): SharedLimiter {
+    const url = checkBaseUrl(options.baseUrl);
+    const shared = new SharedLimiter({
+      redisUrl: options.sharedLimiter?.redisUrl ?? '',
+      password: options.sharedLimiter?.password,
+      id: sharedLimiterId(`${url.origin}${url.pathname.replace(/\/+$/, '')}`, options.apiKey),
+      tps: this.limiter.state().tps,
+    });
+    this.limiter.on('state', (state: RateLimitState) => shared.publish(state));
+    shared.on('figures', (figures: SharedFigures) => this.limiter.learn({
+      'x-ratelimit-tpslimit': figures.tps,
+      'x-ratelimit-tpdlimit': figures.tpd,
+      'x-ratelimit-tpdremaining': figures.dailyRemaining,
+      'x-ratelimit-tpdreset': figures.dailyResetAt,
+    }));
+    shared.on('status', (status: SharedStatus) => this.emit('sharedLimiter', status));
+    return shared;
   }
 
   private nowS(): number {

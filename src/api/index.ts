@@ -13,3 +13,5 @@ export { deviceFacts, type DeviceFacts, type SignalFact, type PendingFact } from
 export { scaleModbusEntry, isHundredthCounter, MODBUS_METER_FIELDS } from './modbus.js';
 export { supportsModbus, supportsSwitching, isRogowski, isDualTransport, channelCount, firmwareAtLeast, STANDARD_CT_RATINGS, ROGOWSKI_CT_RATING, WIFI_MIN_FIRMWARE } from './models.js';
 export { acquireClient, sharedClientHolders, type ClientLease } from './registry.js';
+export { SharedLimiter, sharedLimiterId, type SharedLimiterOptions, type SharedStatus, type SharedMode, type SharedFigures } from './shared-limiter.js';
+export type { RequestGate } from './transport.js';

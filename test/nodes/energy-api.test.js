@@ -104,13 +104,14 @@ describe('energy-api config node', function () {
 
   it('declares the key as a password credential, never as a flow property', async function () {
     await setup();
-    assert.deepEqual(helper._redNodes.getCredentialDefinition('energy-api'), { apiKey: { type: 'password' } });
+    // The shared limiter's Redis password (issue 12) is a credential too.
+    assert.deepEqual(helper._redNodes.getCredentialDefinition('energy-api'), { apiKey: { type: 'password' }, redisPassword: { type: 'password' } });
     const html = fs.readFileSync(HTML, 'utf8');
     const block = /RED\.nodes\.registerType\('energy-api',\s*\{([\s\S]*?)\n\s*label:/.exec(html);
     assert.ok(block, 'a literal registerType block');
     const defaults = /defaults:\s*\{([\s\S]*?)\n\s*\},\s*\n\s*credentials:/.exec(block[1]);
     assert.ok(defaults, 'defaults followed by credentials');
-    assert.doesNotMatch(defaults[1], /apiKey/);
+    assert.doesNotMatch(defaults[1], /apiKey|redisPassword/);
     assert.match(block[1], /credentials:\s*\{\s*apiKey:\s*\{\s*type:\s*'password'\s*\}/);
     assert.match(html, /<input type="password" id="node-config-input-apiKey"/);
   });

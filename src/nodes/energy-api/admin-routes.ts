@@ -39,6 +39,7 @@ export function registerAdminRoutes(RED: NodeAPI): void {
       reason: key?.error?.message,
       rateLimit: client.rateLimitState(),
       budget: config.dailyBudget?.(),
+      shared: client.shared?.status(),
     };
   }));
 

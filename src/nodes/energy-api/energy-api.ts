@@ -1,5 +1,5 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { acquireClient, isEnergyApiError, type ClientLease, type KeyStatus, type RateLimitState } from '../../api/index.js';
+import { acquireClient, isEnergyApiError, type ClientLease, type KeyStatus, type RateLimitState, type SharedStatus } from '../../api/index.js';
 import type { EnergyApiConfigNode } from '../shared/config-types.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import { watchDailyBudget } from './daily-budget.js';
@@ -12,11 +12,16 @@ interface EnergyApiDef extends NodeDef {
   tps: string | number;
   tpd: string | number;
   timezone?: string;
+  /** Optional: a Redis address through which every Node-RED instance using this key shares its limits. */
+  redisUrl?: string;
 }
 
 interface EnergyApiCredentials {
   apiKey?: string;
+  redisPassword?: string;
 }
+
+const REDIS_URL = /^rediss?:\/\/\S+$/;
 
 /** Below this share of the daily budget, users are told the key is running low. */
 const LOW_BUDGET_SHARE = 0.1;
@@ -51,8 +56,11 @@ export = function (RED: NodeAPI): void {
       // Node-RED substitutes ${NAME} in credentials but leaves the text as typed when NAME is unset.
       const unsetVariable = /^\$\{(\S+)\}$/.exec(apiKey);
       if (unsetVariable) throw new Error(RED._('energy-api.errors.envKeyUnset', { name: unsetVariable[1] }));
+      const redisUrl = def.redisUrl?.trim() || undefined;
+      if (redisUrl && !REDIS_URL.test(redisUrl)) throw new Error(RED._('energy-api.errors.badRedisUrl'));
       // One client and limiter per base address and key in this process: config nodes sharing a key share its limits.
       lease = acquireClient({
+        sharedLimiter: redisUrl ? { redisUrl, password: node.credentials?.redisPassword || undefined } : undefined,
         baseUrl: def.baseUrl,
         apiKey,
         tps: Number(def.tps) || undefined,
@@ -78,12 +86,29 @@ export = function (RED: NodeAPI): void {
         }
         warnedLow = low;
       };
+      let lastMode = '';
+      let warnedUnreachable = false;
+      const onShared = (status: SharedStatus) => {
+        if (status.mode === 'shared') node.status({ fill: 'green', shape: 'dot', text: RED._('energy-api.status.shared', { instances: status.instances }) });
+        else node.status({ fill: 'yellow', shape: 'ring', text: RED._('energy-api.status.sharedFallback', { tps: status.fallbackTps }) });
+        if (status.mode === lastMode) return;
+        // Every start goes through fallback until Redis answers: only a loss of a working Redis is worth a warning.
+        if (status.mode === 'fallback' && lastMode === 'shared') {
+          warnedUnreachable = true;
+          push('yellow', RED._('energy-api.status.sharedFallback', { tps: status.fallbackTps }));
+          node.warn(RED._('energy-api.errors.redisUnreachable', { tps: status.fallbackTps }));
+        } else if (status.mode === 'shared' && warnedUnreachable) node.log(RED._('energy-api.errors.redisBack'));
+        lastMode = status.mode;
+      };
       client.on('keyStatus', onKeyStatus);
       client.on('rateLimit', onRateLimit);
+      client.on('sharedLimiter', onShared);
+      if (client.shared) onShared(client.shared.status());
       lastKey = client.lastKeyStatus();
       stopListening = () => {
         client.off('keyStatus', onKeyStatus);
         client.off('rateLimit', onRateLimit);
+        client.off('sharedLimiter', onShared);
       };
     } catch (err) {
       node.problem = isEnergyApiError(err) || err instanceof Error ? err.message : String(err);
@@ -105,7 +130,7 @@ export = function (RED: NodeAPI): void {
   }
 
   RED.nodes.registerType('energy-api', EnergyApiNode as unknown as Parameters<NodeAPI['nodes']['registerType']>[1], {
-    credentials: { apiKey: { type: 'password' } },
+    credentials: { apiKey: { type: 'password' }, redisPassword: { type: 'password' } },
   });
   registerAdminRoutes(RED);
 };
