@@ -93,7 +93,7 @@ export class EnergyApiClient extends EventEmitter {
   private readonly keyHint: string;
   private readonly devices = new Map<string, { device: Device; at: number }>();
   private readonly lastDeviceRead = new Map<string, number>();
-  private readonly deviceReads = new Map<string, { read: Promise<Device>; priority: RequestPriority }>();
+  private readonly deviceReads = new Map<string, SharedRead>();
   private categories?: Promise<ChannelCategory[]>;
   private models?: Promise<ModelInfo[]>;
   private closed = false;
@@ -140,26 +140,32 @@ export class EnergyApiClient extends EventEmitter {
     return (await this.get<string[]>('/devices', {}, options)) ?? [];
   }
 
-  /** GET /devices/{id}. Concurrent reads of one device share one request (each caller keeps its own signal). */
+  /**
+   * GET /devices/{id}. Concurrent reads of one device share one request (each caller keeps its own
+   * signal, and each is told of that request's retries from when it joined).
+   */
   async getDevice(deviceId: string, options: CallOptions = {}): Promise<Device> {
     const id = checkDeviceId(deviceId);
     const priority = options.priority ?? 'normal';
     const shared = this.deviceReads.get(id);
-    if (shared && PRIORITY_RANK[shared.priority] <= PRIORITY_RANK[priority]) return untilAborted(shared.read, options.signal);
-    const read = this.readDevice(id, priority);
-    const entry = { read, priority };
+    if (shared && PRIORITY_RANK[shared.priority] <= PRIORITY_RANK[priority]) return joinRead(shared, options);
+    const listeners = new Set<NonNullable<CallOptions['onRetry']>>();
+    const read = this.readDevice(id, priority, (retry) => {
+      for (const listener of [...listeners]) listener(retry);
+    });
+    const entry: SharedRead = { read, priority, listeners };
     this.deviceReads.set(id, entry);
     const forget = () => {
       if (this.deviceReads.get(id) === entry) this.deviceReads.delete(id);
     };
     read.then(forget, forget);
-    return untilAborted(read, options.signal);
+    return joinRead(entry, options);
   }
 
-  private async readDevice(id: string, priority: RequestPriority): Promise<Device> {
+  private async readDevice(id: string, priority: RequestPriority, onRetry: NonNullable<CallOptions['onRetry']>): Promise<Device> {
     this.lastDeviceRead.set(id, this.now());
     // Stamped again once answered: the spacing then holds as the service sees it, whatever the latency.
-    const device = await this.get<Device>(`/devices/${id}`, {}, { priority }).finally(() => this.lastDeviceRead.set(id, this.now()));
+    const device = await this.get<Device>(`/devices/${id}`, {}, { priority, onRetry }).finally(() => this.lastDeviceRead.set(id, this.now()));
     if (!isDeviceObject(device)) throw new EnergyApiError({ status: 200, code: 'BAD_RESPONSE', message: `the service did not return device ${id}` });
     this.devices.set(id, { device, at: this.now() });
     return device;
@@ -338,7 +344,7 @@ export class EnergyApiClient extends EventEmitter {
     }
     const stopOthers = new AbortController();
     const { signal, dispose } = linkSignals(options.signal, stopOthers.signal);
-    const callOptions: CallOptions = { priority: options.priority, signal };
+    const callOptions: CallOptions = { priority: options.priority, signal, onRetry: options.onRetry };
     try {
       const parts = await Promise.all(
         ranges.map((range) => this.get<T[]>(path, { fromTs: range.fromTs, toTs: range.toTs, ...params }, callOptions)),
@@ -423,6 +429,26 @@ function isDeviceObject(value: unknown): value is Device {
 }
 
 /** Resolves as `promise` does, or rejects with ABORTED when `signal` fires first; leaves no listener behind. */
+/** One in-flight device read shared by its concurrent callers. */
+interface SharedRead {
+  read: Promise<Device>;
+  priority: RequestPriority;
+  /** The joined callers' onRetry, each held until that caller's wait ends. */
+  listeners: Set<NonNullable<CallOptions['onRetry']>>;
+}
+
+function joinRead(shared: SharedRead, options: CallOptions): Promise<Device> {
+  const { onRetry } = options;
+  if (!onRetry) return untilAborted(shared.read, options.signal);
+  // One listener per join, so a caller that joins twice is told twice, as for two requests.
+  const listener = (retry: RetryInfo) => onRetry(retry);
+  shared.listeners.add(listener);
+  const leave = () => shared.listeners.delete(listener);
+  const joined = untilAborted(shared.read, options.signal);
+  joined.then(leave, leave);
+  return joined;
+}
+
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
   if (signal.aborted) return Promise.reject(aborted());

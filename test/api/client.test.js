@@ -79,6 +79,21 @@ for (const headerStyle of ['live', 'spec']) describe(`EnergyApiClient against th
       await c.getDevice(D.meter3M);
       assert.equal(apiRequests().filter((r) => r.path === `/v3/devices/${D.meter3M}`).length, 2, 'a later read asks again');
     });
+    it('tells every caller of a shared device read, and a range read, of its retries and when it ends', async () => {
+      const c = client(K.full, { maxRetries: 2 });
+      sim.control.setFaults({ errorRate: 1 });
+      const told = { first: [], joined: [], range: [] };
+      const reads = [
+        c.getDevice(D.meter3M, { onRetry: (r) => told.first.push(r) }),
+        c.getDevice(D.meter3M, { onRetry: (r) => told.joined.push(r) }),
+        c.getShortEnergy(D.meter3M, { fromTs: T0 - 3600, toTs: T0 - 1800 }, { onRetry: (r) => told.range.push(r) }),
+      ];
+      const outcomes = await Promise.allSettled(reads);
+      assert.deepEqual(outcomes.map((o) => o.reason?.status >= 500), [true, true, true]);
+      assert.equal(apiRequests().filter((r) => r.path === `/v3/devices/${D.meter3M}`).length, 3, 'one shared request, tried 3 times');
+      const kinds = (list) => list.map((r) => (r.kind === 'retrying' ? `retrying ${r.attempt}` : `settled ${r.retries}`));
+      for (const list of Object.values(told)) assert.deepEqual(kinds(list), ['retrying 1', 'retrying 2', 'settled 2']);
+    });
     it('sends the bearer key, the exact path and no trailing slash', async () => {
       await client().getDevice(D.meter3M);
       const [req] = apiRequests();

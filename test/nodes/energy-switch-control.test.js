@@ -6,7 +6,8 @@ const {
 const { SIM_DEVICES } = require('../../dist/simulator');
 
 const DEV = SIM_DEVICES.switch6M3SW;
-// Initial switches of the simulated 6M+3SW (src/simulator/fleet.ts): S1 closed, S2 open (labels Heating/Idle), S3 open.
+// The simulated solar home (src/simulator/fleet.ts): switches S1 "Hot water", S2 "Pool pump", S3 "EV charger",
+// all open with the labels On/Off at the start; tests that need another state set it (closeS1LabelS2).
 const S1 = `${DEV}_S1`;
 const S2 = `${DEV}_S2`;
 const S3 = `${DEV}_S3`;
@@ -79,6 +80,27 @@ describe('energy-switch-control', function () {
     sim.control.setClock({ advance: 5 });
   }
 
+  /**
+   * Through the API, before the nodes start: S1 closed, and S2 (left open) labelled Heating (closed) / Idle (open).
+   * The device picks the state up at a report forced 1 s after the PATCH on the stepped clock (still well
+   * before its next periodic report); the request log is cleared so that the test counts only its own.
+   */
+  async function closeS1LabelS2() {
+    const headers = { Authorization: `Bearer ${sim.keys.full}`, 'Content-Type': 'application/json' };
+    const res = await fetch(`${sim.baseUrl}/devices/${DEV}`, {
+      method: 'PATCH', headers,
+      body: JSON.stringify({ switches: [{ id: S1, state: 'closed' }, { id: S2, closedStateLabel: 'Heating', openStateLabel: 'Idle' }] }),
+    });
+    assert.equal(res.status, 202, await res.text());
+    sim.control.setClock({ advance: 1 });
+    sim.control.reportNow(DEV);
+    const device = await (await fetch(`${sim.baseUrl}/devices/${DEV}`, { headers })).json();
+    assert.deepEqual(device.switches.map((sw) => [sw.id, sw.state, sw.closedStateLabel, sw.openStateLabel, sw.pending]), [
+      [S1, 'closed', 'On', 'Off', undefined], [S2, 'open', 'Heating', 'Idle', undefined], [S3, 'open', 'On', 'Off', undefined],
+    ]);
+    sim.control.clearLog();
+  }
+
   /** Resolves with the caught msg, failing if anything was sent on either output or any PATCH reached the device. */
   async function expectRefusal(ctx, msg, { patched = false } = {}) {
     ctx.node.receive(msg);
@@ -118,6 +140,7 @@ describe('energy-switch-control', function () {
   });
 
   it('confirms at once without a write when the switch already is in the requested state', async function () {
+    await closeS1LabelS2();
     const ctx = await setup({ switchId: S1 });
     ctx.node.receive({ payload: true });
     const msg = await nextMessage(ctx.ok);
@@ -166,6 +189,7 @@ describe('energy-switch-control', function () {
   });
 
   it('understands every payload form, the switch labels and msg.switchId / msg.deviceId overrides', async function () {
+    await closeS1LabelS2();
     // The node's own device has no switches: msg.deviceId must win.
     const ctx = await setup({ deviceId: SIM_DEVICES.meter3M, switchId: '' });
     const cases = [
@@ -191,6 +215,7 @@ describe('energy-switch-control', function () {
 
   it('toggles relative to the current state and sends the switch label form as a real change', async function () {
     this.timeout(45000);
+    await closeS1LabelS2();
     const ctx = await setup({ timeout: 6, switchId: '' });
     ctx.node.receive({ payload: 'toggle', switchId: 3 });
     await pastTimeoutOnceWaiting(1, 1);
