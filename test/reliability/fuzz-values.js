@@ -34,6 +34,7 @@ function circular() {
 }
 const DEEP = deep(5000);
 const DEEP_ARRAY = deepArray(3000);
+const BIG_ARRAY = new Array(100000).fill(0);
 
 /** Values that break naive code: each a fresh object where it matters (nodes may mutate msgs). */
 const ADVERSARIAL = [
@@ -47,7 +48,7 @@ const ADVERSARIAL = [
   () => DEEP, () => DEEP_ARRAY, () => circular(), () => () => 'fn', () => Symbol('s'),
   () => ({ toString() { throw new Error('toString exploded'); } }), () => ({ [Symbol.toPrimitive]() { throw new TypeError('no primitive'); } }),
   () => Object.create(null), () => new Map([[1, 2]]), () => Buffer.from('buf'), () => ({ valueOf: () => 42 }),
-  () => new Array(100000).fill(0), () => ({ length: 1e9 }),
+  () => BIG_ARRAY, () => ({ length: 1e9 }),
 ];
 
 const REAL = Object.values(SIM_DEVICES).filter((id) => id !== SIM_DEVICES.forbidden);
@@ -74,7 +75,7 @@ function fuzzer(seed, nowS) {
   const time = () => pick([
     () => nowS - int(0, 72) * 3600,
     () => (nowS - int(0, 72) * 3600) * 1000,
-    () => nowS - int(1, 40) * 86400,
+    () => nowS - int(1, 3) * 86400,
     () => pick(['-1h', '-24h', '-2d', 'now', 'today', 'yesterday', '-90d', '-400d', '-10y', '+1h', '-1x', 'soon', '2025-13-45', '9999-12-31T00:00:00Z']),
     () => new Date((nowS - int(0, 48) * 3600) * 1000).toISOString(),
     () => new Date((nowS - int(0, 48) * 3600) * 1000),

@@ -7,21 +7,35 @@ const env = require('../support/env');
 
 const { helper } = env;
 
-/** Everything a user or a log could see, kept across suites for the secrets check (secrets.rel.js). */
-const captured = { texts: [], secrets: new Set() };
+/**
+ * Secrets (the API key, every PSK) registered by the suites, and every place one was seen: each
+ * output, Catch msg, status and log line is scanned as it comes (secrets.rel.js asserts none).
+ */
+const captured = { secrets: new Set(), leaks: [], scanned: 0 };
 
-function capture(value) {
-  if (value === undefined) return;
-  try {
-    captured.texts.push(typeof value === 'string' ? value : JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v)));
-  } catch {
-    captured.texts.push(String(value && value.message ? value.message : '[unserialisable]'));
+/** Scans every string and key in `value` for a registered secret (iterative, bounded, no serialising). */
+function capture(value, where = 'output') {
+  captured.scanned += 1;
+  const secrets = [...captured.secrets];
+  const seen = new Set();
+  const stack = [value];
+  let budget = 50_000;
+  while (stack.length && budget-- > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      for (const secret of secrets) if (v.includes(secret)) captured.leaks.push(`${where}: …${v.slice(Math.max(0, v.indexOf(secret) - 60), v.indexOf(secret) + 10)}`);
+    } else if (v && typeof v === 'object' && !seen.has(v) && !ArrayBuffer.isView(v)) {
+      seen.add(v);
+      if (v instanceof Error) stack.push(v.message, v.stack);
+      const keys = Object.keys(v);
+      for (const k of keys.length > 2000 ? keys.slice(0, 1000).concat(keys.slice(-1000)) : keys) { stack.push(k); stack.push(v[k]); }
+    }
   }
 }
 
 /** Captures the runtime log since the last call (helper.log() is reset by each load). */
 function captureLog() {
-  try { capture(env.loggedText()); } catch { capture('[log unserialisable]'); }
+  capture(helper.log().args, 'log');
 }
 
 /** Node-RED's settings that put the nodes on the simulator's clock. */
@@ -60,7 +74,7 @@ function accountant(nodeIds) {
   helper.getNode('caught').on('input', (msg) => { count(seen.caught, msg); captureOutput(msg); });
   helper.getNode('completed').on('input', (msg) => count(seen.completed, msg));
   for (const id of nodeIds) {
-    helper.getNode(id).on('call:status', (call) => { statuses.push({ id, status: call.args[0] }); capture(call.args[0]); });
+    helper.getNode(id).on('call:status', (call) => { statuses.push({ id, status: call.args[0] }); capture(call.args[0], 'status'); });
   }
   const accounted = (id) => seen.out.has(id) || seen.caught.has(id) || seen.completed.has(id);
   return { seen, statuses, accounted };
@@ -68,11 +82,7 @@ function accountant(nodeIds) {
 
 /** Outputs can be large (a year of entries): keep what a leak check needs, not every number. */
 function captureOutput(msg) {
-  const { payload, ...rest } = msg;
-  capture(rest);
-  if (typeof payload === 'string') capture(payload.slice(0, 2000));
-  else if (Array.isArray(payload)) capture(payload.slice(0, 3));
-  else capture(payload);
+  capture(msg, 'output');
 }
 
 /** Event-loop delay over a stretch of work: max and p99 in ms. */
@@ -106,6 +116,15 @@ function crashWatch() {
   };
 }
 
+/**
+ * The test helper spies on every Node method and on the log, and its spies keep every call's
+ * arguments: thousands of messages would then stay on the heap. Scan the log, then drop the history.
+ */
+function forgetCalls() {
+  captureLog();
+  helper._sandbox.resetHistory();
+}
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitUntil(cond, ms, step = 20) {
@@ -123,5 +142,5 @@ function figure(text) {
 }
 
 module.exports = {
-  ...env, captured, capture, captureLog, simClockSettings, accountedFlow, accountant, loopWatch, crashWatch, sleep, waitUntil, figure,
+  ...env, captured, capture, captureLog, forgetCalls, simClockSettings, accountedFlow, accountant, loopWatch, crashWatch, sleep, waitUntil, figure,
 };

@@ -1,5 +1,6 @@
 import type { Node, NodeAPI, NodeMessageInFlow } from 'node-red';
-import type { ModbusEntry } from '../../api/index.js';
+import { MODBUS_MAX_SPAN_S, type ModbusEntry, type RangeQuery } from '../../api/index.js';
+import { assertWithinBudget, maxRequestsOf, requestsFor } from '../shared/request-budget.js';
 import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { commonKey } from '../shared/i18n.js';
 import { resolveTimezone } from '../shared/timezone.js';
@@ -7,20 +8,23 @@ import { assertModbusDevice, explainModbusRefusal, readDevice } from './modbus-d
 import { readQuery, readRange, readScale, type ModbusReadOverrides, type ModbusReadSettings } from './modbus-input.js';
 import { fieldUnits, meterSegments, scaleEntries } from './modbus-output.js';
 
-type ModbusReadDef = FlowNodeDef & ModbusReadSettings;
+type ModbusReadDef = FlowNodeDef & ModbusReadSettings & { maxRequests?: unknown };
 type ModbusReadMsg = NodeMessageInFlow & ModbusReadOverrides & { deviceId?: unknown };
 
 export = function (RED: NodeAPI): void {
   function EnergyModbusReadNode(this: Node, def: ModbusReadDef): void {
     RED.nodes.createNode(this, def);
     const runtime = new FlowNodeRuntime(RED, this, def);
+    /** Refuses, before any planning, a range that would cost more than the node's maxRequests. */
+    const checkBudget = (range: RangeQuery): void =>
+      assertWithinBudget(requestsFor(range.fromTs, range.toTs, MODBUS_MAX_SPAN_S), maxRequestsOf(def), '7 days');
 
     runtime.onInput<ModbusReadMsg>(async ({ msg, send, client, config, signal }) => {
       const deviceId = runtime.deviceId(msg);
       const query = readQuery(msg, def);
       const scale = readScale(msg, def);
       // Refuse unreadable times before any request; they are read again in the device's timezone.
-      if (query === 'range') readRange(msg, def, { timezone: config.timezone });
+      if (query === 'range') checkBudget(readRange(msg, def, { timezone: config.timezone }));
       runtime.busy(RED._(commonKey('status.requesting')));
 
       const device = await readDevice(client, deviceId, { signal });
@@ -32,6 +36,7 @@ export = function (RED: NodeAPI): void {
       try {
         if (query === 'range') {
           const range = readRange(msg, def, { timezone });
+          checkBudget(range);
           entries = await client.getModbus(deviceId, range, { signal });
           out.range = { ...range, timezone };
         } else {

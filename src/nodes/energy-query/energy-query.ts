@@ -1,13 +1,15 @@
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
 import {
-  floorToBucket, formatTime, planLongRanges, planShortRanges,
+  floorToBucket, formatTime, planLongRanges, planShortRanges, LONG_MAX_SPAN_S, LONG_SPAN_LABEL, SHORT_MAX_SPAN_S, SHORT_RETENTION_S,
   type Device, type EnergyApiClient, type EnergyEntry,
 } from '../../api/index.js';
 import { commonKey } from '../shared/i18n.js';
 import { resolveTimezone } from '../shared/timezone.js';
 import { FlowNodeRuntime, type InputContext } from '../shared/flow-node.js';
 import { FollowStore, followKey, followWindow, isCompleteBucket, selectNew } from './follow.js';
-import { chartPoints, seriesNames } from './outputs.js';
+import { chartPoints, seriesNames, type ChartPoint } from './outputs.js';
+import { inSlices } from './chunks.js';
+import { assertWithinBudget, maxRequestsOf, requestsFor } from '../shared/request-budget.js';
 import { catchUpSeconds, readSettings, resolveRange, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from './query-settings.js';
 
 type QueryInMsg = NodeMessageInFlow & QueryMsg & Record<string, unknown>;
@@ -34,8 +36,11 @@ export = function (RED: NodeAPI): void {
     async function resolve(msg: QueryInMsg, client: EnergyApiClient, signal: AbortSignal, config: { timezone?: string }): Promise<Resolved> {
       const deviceId = runtime.deviceId(msg);
       const settings = readSettings(def, msg);
-      // Bad time text is refused before any request; the real reading needs the device's timezone.
-      if (settings.query === 'range') resolveRange(settings, settings.timezone);
+      // Bad time text and unaffordable ranges are refused before any request; the real reading needs the device's timezone.
+      if (settings.query === 'range') {
+        const { fromTs, toTs } = resolveRange(settings, settings.timezone);
+        checkBudget({ deviceId, settings }, fromTs, toTs);
+      }
       const needsDevice = !settings.timezone || output === 'chart';
       const device = needsDevice ? await client.knownDevice(deviceId, { signal }) : undefined;
       return { deviceId, settings, timezone: resolveTimezone(settings.timezone, device, config), device };
@@ -50,7 +55,22 @@ export = function (RED: NodeAPI): void {
       }
     }
 
+    /** Long energy exists from 1 Jan 2019 (spec 4.8): earlier spans are never asked for. */
+    const LONG_DATA_FROM = Date.UTC(2019, 0, 1) / 1000;
+
+    /** Refuses, before any planning, a range that would cost more than the node's maxRequests. */
+    function checkBudget(r: Resolved, fromTs: number, toTs: number): void {
+      const max = maxRequestsOf(def);
+      if (r.settings.kind === 'short') {
+        assertWithinBudget(requestsFor(fromTs, toTs, SHORT_MAX_SPAN_S, nowS() - SHORT_RETENTION_S), max, '12 hours');
+      } else {
+        const g = r.settings.granularity ?? '5m';
+        assertWithinBudget(requestsFor(fromTs, toTs, LONG_MAX_SPAN_S[g], LONG_DATA_FROM), max, LONG_SPAN_LABEL[g]);
+      }
+    }
+
     function fetchRange(client: EnergyApiClient, r: Resolved, fromTs: number, toTs: number, signal: AbortSignal): Promise<EnergyEntry[]> {
+      checkBudget(r, fromTs, toTs);
       const count = requestCount(r, fromTs, toTs);
       runtime.busy(count && count > 1 ? RED._('energy-query.status.requestingMany', { count }) : RED._(commonKey('status.requesting')));
       const { options, kind, granularity } = r.settings;
@@ -68,13 +88,21 @@ export = function (RED: NodeAPI): void {
       msg.timezone = r.timezone ?? 'UTC';
     }
 
-    function emit(ctx: InputContext<QueryInMsg>, r: Resolved, entries: EnergyEntry[], single: boolean, follow: boolean): void {
+    async function emit(ctx: InputContext<QueryInMsg>, r: Resolved, entries: EnergyEntry[], single: boolean, follow: boolean): Promise<void> {
       const { msg, send } = ctx;
+      const stopped = (): boolean => runtime.closed;
       if (output === 'split') {
-        if (entries.length) send([entries.map((entry) => splitMessage(msg, r, entry))]);
+        // Each entry's msg is a copy of the input without its payload (which may be large).
+        const { payload: _payload, ...base } = msg;
+        await inSlices(entries, (slice) => send([slice.map((entry) => splitMessage(base as QueryInMsg, r, entry))]), stopped, 200);
       } else if (output === 'chart') {
         const phase = RED._('energy-query.chart.phase');
-        msg.payload = chartPoints(entries, r.settings.options.convert, (n) => seriesNames(r.device, n, Boolean(r.settings.options.groupByPhase), phase));
+        const names = (n: number): string[] => seriesNames(r.device, n, Boolean(r.settings.options.groupByPhase), phase);
+        const points: ChartPoint[] = [];
+        await inSlices(entries, (slice) => {
+          for (const point of chartPoints(slice as EnergyEntry[], r.settings.options.convert, names)) points.push(point);
+        }, stopped);
+        msg.payload = points;
         msg.action = follow ? 'append' : 'replace';
         if (!follow || entries.length) send(msg);
       } else {
@@ -109,13 +137,13 @@ export = function (RED: NodeAPI): void {
         runtime.busy(RED._(commonKey('status.requesting')));
         const entry = await client.getEnergyEdge(kind, r.deviceId, query, options, { signal });
         describe(msg, r, undefined, undefined);
-        emit(ctx, r, entry ? [entry] : [], true, false);
+        await emit(ctx, r, entry ? [entry] : [], true, false);
         return;
       }
       const { fromTs, toTs } = resolveRange(r.settings, r.timezone);
       const entries = await fetchRange(client, r, fromTs, toTs, signal);
       describe(msg, r, fromTs, toTs);
-      emit(ctx, r, entries, false, false);
+      await emit(ctx, r, entries, false, false);
     }
 
     async function runFollow(ctx: InputContext<QueryInMsg>, r: Resolved): Promise<void> {
@@ -132,7 +160,7 @@ export = function (RED: NodeAPI): void {
       const { fresh, next } = selectNew(entries, state, window, catchUpS);
       await store.save(key, next);
       describe(ctx.msg, r, fromTs, toTs);
-      emit(ctx, r, fresh, false, true);
+      await emit(ctx, r, fresh, false, true);
     }
 
     runtime.onInput<QueryInMsg>(async (ctx) => {

@@ -33,10 +33,12 @@ export = function (RED: NodeAPI): void {
       return run;
     }
 
+    /** Each msg's payload as it came, PSK included: only this node's input handler reads it. */
+    const originals = new WeakMap<object, unknown>();
+
     rt.onInput(async ({ msg, send, client, signal }) => {
-      const original = msg.payload;
-      // Before anything can fail: a Catch node or a later node must never receive the PSK.
-      msg.payload = scrubPayload(original);
+      const original = originals.get(msg);
+      originals.delete(msg);
       const deviceId = rt.deviceId(msg as NodeMessageInFlow & { deviceId?: unknown });
       const request: WifiRequest = parseWifiRequest(original, node.credentials?.password || undefined);
 
@@ -64,6 +66,10 @@ export = function (RED: NodeAPI): void {
         }
         send(out);
       });
+    }, (msg) => {
+      // Before anything can fail: a Catch node or a later node must never receive the PSK.
+      originals.set(msg, msg.payload);
+      msg.payload = scrubPayload(msg.payload);
     });
   }
 
