@@ -73,8 +73,8 @@ function fuzzer(seed, nowS) {
 
   const deviceId = (pool = REAL) => (chance(0.25) ? (chance(0.2) ? bad() : pick(BAD_IDS)) : chance(0.1) ? ` ${pick(pool)} ` : pick(pool));
   const time = () => pick([
-    () => nowS - int(0, 72) * 3600,
-    () => (nowS - int(0, 72) * 3600) * 1000,
+    () => nowS - int(0, 30) * 3600,
+    () => (nowS - int(0, 30) * 3600) * 1000,
     () => nowS - int(1, 3) * 86400,
     () => pick(['-1h', '-24h', '-2d', 'now', 'today', 'yesterday', '-90d', '-400d', '-10y', '+1h', '-1x', 'soon', '2025-13-45', '9999-12-31T00:00:00Z']),
     () => new Date((nowS - int(0, 48) * 3600) * 1000).toISOString(),

@@ -1,6 +1,6 @@
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
 import {
-  floorToBucket, formatTime, planLongRanges, planShortRanges, LONG_MAX_SPAN_S, LONG_SPAN_LABEL, SHORT_MAX_SPAN_S, SHORT_RETENTION_S,
+  EnergyApiError, floorToBucket, formatTime, planLongRanges, planShortRanges, LONG_MAX_SPAN_S, LONG_SPAN_LABEL, SHORT_MAX_SPAN_S, SHORT_RETENTION_S,
   type Device, type EnergyApiClient, type EnergyEntry,
 } from '../../api/index.js';
 import { commonKey } from '../shared/i18n.js';
@@ -41,8 +41,13 @@ export = function (RED: NodeAPI): void {
         const { fromTs, toTs } = resolveRange(settings, settings.timezone);
         checkBudget({ deviceId, settings }, fromTs, toTs);
       }
-      const needsDevice = !settings.timezone || output === 'chart';
+      const grouped = Boolean(settings.options.groupByPhase);
+      const needsDevice = !settings.timezone || output === 'chart' || grouped;
       const device = needsDevice ? await client.knownDevice(deviceId, { signal }) : undefined;
+      // The service answers 422 when grouping is asked of a device without phase groups.
+      if (grouped && (device?.phases?.count === null || device?.phases?.count === undefined || !device.phases.grouping?.length)) {
+        throw EnergyApiError.invalid(`groupByPhase: device ${deviceId} has no phase grouping configured, so its energy cannot be grouped by phase`);
+      }
       return { deviceId, settings, timezone: resolveTimezone(settings.timezone, device, config), device };
     }
 
