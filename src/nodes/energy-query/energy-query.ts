@@ -99,7 +99,7 @@ export = function (RED: NodeAPI): void {
       if (output === 'split') {
         // Each entry's msg is a copy of the input without its payload (which may be large).
         const { payload: _payload, ...base } = msg;
-        await inSlices(entries, (slice) => send([slice.map((entry) => splitMessage(base as QueryInMsg, r, entry))]), stopped, 200);
+        await inSlices(entries, (slice) => send([slice.map((entry) => splitMessage(base as QueryInMsg, r, entry))]), stopped, 50);
       } else if (output === 'chart') {
         const phase = RED._('energy-query.chart.phase');
         const names = (n: number): string[] => seriesNames(r.device, n, Boolean(r.settings.options.groupByPhase), phase);
