@@ -74,6 +74,13 @@ describe('reliability: bad input (seeded fuzzer)', function () {
     const perType = {};
     const lostSamples = [];
     const slowest = [];
+    const refusedByService = [];
+    helper.getNode('caught').on('input', (msg) => {
+      const e = msg.apiError;
+      if (e && [400, 404, 422].includes(e.status) && refusedByService.length < 10) {
+        refusedByService.push(`${msg.error && msg.error.source && msg.error.source.id}: ${String(e.message).slice(0, 200)} | msg ${describeMsg(msg).slice(0, 300)}`);
+      }
+    });
     const started = Date.now();
 
     try {
@@ -117,6 +124,7 @@ describe('reliability: bad input (seeded fuzzer)', function () {
     figure(`crashes ${crashes.exceptions.length}, unhandled rejections ${crashes.rejections.length}, lost (neither emitted nor caught nor completed) ${lost.length}`);
     figure(`requests refused with 400/404/422 ${refused.length}, Object.prototype ${polluted ? 'POLLUTED' : 'untouched'}, event loop max ${delay.maxMs.toFixed(0)} ms (p99 ${delay.p99Ms.toFixed(1)} ms)`);
     for (const r of refused.slice(0, 10)) figure(`  refused: ${r.status} ${r.method} ${r.path}?${new URLSearchParams(r.query)}`);
+    for (const r of refusedByService) figure(`  refused input: ${r}`);
     if (TRACE) for (const s of slowest.sort((a, b) => b.ms - a.ms).slice(0, 15)) figure(`  slow: ${s.ms.toFixed(0)} ms ${s.what}`);
     for (const s of lostSamples) figure(`  lost: ${s}`);
     for (const e of [...crashes.exceptions, ...crashes.rejections].slice(0, 5)) figure(`  crash: ${e && e.stack ? e.stack.split('\n').slice(0, 3).join(' | ') : String(e)}`);
