@@ -74,6 +74,8 @@ describe('reliability: bad input (seeded fuzzer)', function () {
     const perType = {};
     const lostSamples = [];
     const slowest = [];
+    /** The longest synchronous part of one input (the node's own checks before its first await). */
+    const longestSync = { ms: 0, what: '' };
     const refusedByService = [];
     helper.getNode('caught').on('input', (msg) => {
       const e = msg.apiError;
@@ -94,11 +96,14 @@ describe('reliability: bad input (seeded fuzzer)', function () {
           perType[target.def.type] = (perType[target.def.type] || 0) + 1;
           // Described lazily (for a lost msg or a trace): describing every msg would itself load the event loop.
           batch.push({ id: msg._msgid, node: target.def.id, describe: () => describeMsg(msg) });
+          const syncStart = process.hrtime.bigint();
           try {
             node.receive(msg);
           } catch (err) {
             crashes.exceptions.push(err);
           }
+          const syncMs = Number(process.hrtime.bigint() - syncStart) / 1e6;
+          if (syncMs > longestSync.ms) Object.assign(longestSync, { ms: syncMs, what: `${target.def.id}: ${describeMsg(msg).slice(0, 200)}` });
         }
         sent.push(...batch);
         const t = process.hrtime.bigint();
@@ -124,6 +129,7 @@ describe('reliability: bad input (seeded fuzzer)', function () {
     figure(`crashes ${crashes.exceptions.length}, unhandled rejections ${crashes.rejections.length}, lost (neither emitted nor caught nor completed) ${lost.length}`);
     figure(`requests refused with 400/404/422 ${refused.length}, Object.prototype ${polluted ? 'POLLUTED' : 'untouched'}, event loop max ${delay.maxMs.toFixed(0)} ms (p99 ${delay.p99Ms.toFixed(1)} ms)`);
     for (const r of refused.slice(0, 10)) figure(`  refused: ${r.status} ${r.method} ${r.path}?${new URLSearchParams(r.query)}`);
+    figure(`longest synchronous input handling ${longestSync.ms.toFixed(1)} ms (${longestSync.what})`);
     for (const r of refusedByService) figure(`  refused input: ${r}`);
     if (TRACE) for (const s of slowest.sort((a, b) => b.ms - a.ms).slice(0, 15)) figure(`  slow: ${s.ms.toFixed(0)} ms ${s.what}`);
     for (const s of lostSamples) figure(`  lost: ${s}`);

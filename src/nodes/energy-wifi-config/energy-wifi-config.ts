@@ -2,6 +2,7 @@ import type { Node, NodeAPI, NodeMessageInFlow } from 'node-red';
 import type { Device } from '../../api/index.js';
 import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { commonKey } from '../shared/i18n.js';
+import { assertPlainData } from '../shared/msg-guard.js';
 import { DevicePoller, timerSleep } from '../shared/device-poller.js';
 import { parseWifiRequest, scrubPayload, wifiApplied, wifiResult, withoutPsk, type WifiRequest } from './wifi-request.js';
 
@@ -40,6 +41,7 @@ export = function (RED: NodeAPI): void {
       const original = originals.get(msg);
       originals.delete(msg);
       const deviceId = rt.deviceId(msg as NodeMessageInFlow & { deviceId?: unknown });
+      assertPlainData(original, 'msg.payload');
       const request: WifiRequest = parseWifiRequest(original, node.credentials?.password || undefined);
 
       await serialised(async () => {

@@ -41,6 +41,9 @@ export function guardMessage(msg: Record<string, unknown>): void {
 }
 
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/** Far beyond any field of a device (6 channels, 3 switches, labels of tens of characters): a bound on checking cost. */
+const MAX_DATA_ITEMS = 1000;
+const MAX_DATA_TEXT = 10_000;
 
 /**
  * A plain object the node sends on (a PATCH body, WiFi credentials): no cycles, BigInts, functions,
@@ -52,9 +55,12 @@ export function assertPlainData(value: unknown, name: string): void {
     if (depth > MAX_MSG_DEPTH) throw EnergyApiError.invalid(`${name} is nested more than ${MAX_MSG_DEPTH} levels deep`);
     if (typeof v === 'bigint') throw EnergyApiError.invalid(`${path} is a BigInt: send a number or text`);
     if (typeof v === 'function' || typeof v === 'symbol') throw EnergyApiError.invalid(`${path} is a ${typeof v}: send JSON data`);
+    if (typeof v === 'string' && v.length > MAX_DATA_TEXT) throw EnergyApiError.invalid(`${path} is ${v.length} characters long: no field of the API takes more than ${MAX_DATA_TEXT}`);
     if (typeof v !== 'object' || v === null) return;
     if (onPath.has(v)) throw EnergyApiError.invalid(`${path} refers to itself (a circular structure): send JSON data`);
     if (!Array.isArray(v) && !isPlainObject(v)) throw EnergyApiError.invalid(`${path} is not plain JSON data (${describeType(v)})`);
+    const size = Array.isArray(v) ? v.length : Object.keys(v).length;
+    if (size > MAX_DATA_ITEMS) throw EnergyApiError.invalid(`${path} has ${size} items: no field of the API takes more than ${MAX_DATA_ITEMS}`);
     onPath.add(v);
     for (const [key, child] of Object.entries(v)) {
       if (PROTOTYPE_KEYS.has(key)) throw EnergyApiError.invalid(`${path} has a "${key}" key, which is never a field of the API`);
