@@ -69,6 +69,8 @@ describe('reliability: bad input (seeded fuzzer)', function () {
     for (const [i, n] of NODES.entries()) helper.getNode(n.def.id).receive({ _msgid: `warm${i}` });
     await waitUntil(() => NODES.every((_n, i) => books.accounted(`warm${i}`)), 10_000);
     forgetCalls();
+    global.gc?.();
+    const heapBefore = process.memoryUsage().heapUsed;
     const loop = loopWatch();
     const sent = [];
     const perType = {};
@@ -117,6 +119,8 @@ describe('reliability: bad input (seeded fuzzer)', function () {
       crashes.stop();
     }
     const delay = loop.stop();
+    global.gc?.();
+    const heapGrowthMb = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
     const lost = sent.filter((m) => !books.accounted(m.id));
     captureLog();
     const api = sim.control.log().filter((r) => r.path.startsWith('/v3'));
@@ -129,6 +133,7 @@ describe('reliability: bad input (seeded fuzzer)', function () {
     figure(`crashes ${crashes.exceptions.length}, unhandled rejections ${crashes.rejections.length}, lost (neither emitted nor caught nor completed) ${lost.length}`);
     figure(`requests refused with 400/404/422 ${refused.length}, Object.prototype ${polluted ? 'POLLUTED' : 'untouched'}, event loop max ${delay.maxMs.toFixed(0)} ms (p99 ${delay.p99Ms.toFixed(1)} ms)`);
     for (const r of refused.slice(0, 10)) figure(`  refused: ${r.status} ${r.method} ${r.path}?${new URLSearchParams(r.query)}`);
+    figure(`heap after the run (after GC) ${heapGrowthMb >= 0 ? '+' : ''}${heapGrowthMb.toFixed(1)} MB`);
     figure(`longest synchronous input handling ${longestSync.ms.toFixed(1)} ms (${longestSync.what})`);
     for (const r of refusedByService) figure(`  refused input: ${r}`);
     if (TRACE) for (const s of slowest.sort((a, b) => b.ms - a.ms).slice(0, 15)) figure(`  slow: ${s.ms.toFixed(0)} ms ${s.what}`);
