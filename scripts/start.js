@@ -13,6 +13,8 @@ const PACKAGE_NAME = require('../package.json').name;
 const DASHBOARD = '@flowfuse/node-red-dashboard';
 const SETTINGS_FILE = path.join(__dirname, 'start-settings.js');
 const READY_TIMEOUT_MS = 60000;
+/** Inside the user directory: the simulator's state (PATCHed values, switch history). */
+const SIM_STATE_FILE = 'simulator-state.json';
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -134,6 +136,7 @@ function stopChild(child, timeoutMs = 10000) {
  * @param {string} [opts.apiUrl] the real service (default env ENERGY_API_URL); no simulator then.
  * @param {string} [opts.apiKey] key for apiUrl (default env ENERGY_API_KEY).
  * @param {boolean} [opts.reset] deploy the demo flows even if the user directory has flows.
+ *   (The simulator keeps its state in <userDir>/simulator-state.json; delete it to start the devices fresh.)
  * @param {(line: string) => void} [opts.log] where Node-RED's output goes (default: stdout).
  */
 async function start(opts = {}) {
@@ -155,7 +158,8 @@ async function start(opts = {}) {
     apiKey = opts.apiKey || env.ENERGY_API_KEY;
   } else {
     const { startSimulator, SIM_KEYS } = require(path.join(ROOT, 'dist/simulator/index.js'));
-    simulator = await startSimulator({ port: simPort, host: '127.0.0.1' });
+    // Switch states, labels and other PATCHed values survive a restart (the user directory is git-ignored).
+    simulator = await startSimulator({ port: simPort, host: '127.0.0.1', stateFile: path.join(userDir, SIM_STATE_FILE) });
     baseUrl = simulator.baseUrl;
     apiKey = SIM_KEYS.full;
   }

@@ -1,9 +1,9 @@
 import { EventEmitter } from 'node:events';
-import { EnergyApiError, describeKey } from './errors.js';
-import { RateLimiter, sleep } from './limiter.js';
+import { EnergyApiError, describeKey, describeValue } from './errors.js';
+import { RateLimiter, aborted, linkSignals, sleep } from './limiter.js';
 import { checkGranularity, checkTimestamps, checkTimezone, energyOptionParams, type QueryParams } from './params.js';
-import { planLongRanges, planModbusRanges, planShortRanges } from './ranges.js';
-import { Transport } from './transport.js';
+import { checkPlanCost, planLongRanges, planModbusRanges, planShortRanges, DEFAULT_MAX_REQUESTS } from './ranges.js';
+import { Transport, type RetryInfo } from './transport.js';
 import { assertDeviceUpdate } from './validation.js';
 import type {
   ChannelCategory, Device, DeviceUpdate, EnergyEntry, EnergyKind, EnergyOptions, EnergyRangeQuery, ModbusEntry,
@@ -28,6 +28,14 @@ export interface ClientOptions {
 export interface CallOptions {
   signal?: AbortSignal;
   priority?: RequestPriority;
+}
+
+export interface RangeCallOptions extends CallOptions {
+  /**
+   * The most requests this one call may make (default 100). A range that needs more is refused
+   * with REQUEST_BUDGET before anything is planned or sent.
+   */
+  maxRequests?: number;
 }
 
 export type Edge = 'first' | 'latest';
@@ -67,7 +75,8 @@ const CACHE_TTL_MS = 10 * 60_000;
 
 /**
  * Typed client of the energy API v3. One instance per key: it owns the key's rate limiter.
- * Events: `rateLimit` (RateLimitState) whenever the budget changes, `keyStatus` (KeyStatus).
+ * Events: `rateLimit` (RateLimitState) whenever the budget changes, `keyStatus` (KeyStatus),
+ * `retry` (RetryInfo) before each wait for a retry.
  */
 export class EnergyApiClient extends EventEmitter {
   readonly limiter: RateLimiter;
@@ -76,13 +85,16 @@ export class EnergyApiClient extends EventEmitter {
   private readonly keyHint: string;
   private readonly devices = new Map<string, { device: Device; at: number }>();
   private readonly lastDeviceRead = new Map<string, number>();
+  private readonly deviceReads = new Map<string, { read: Promise<Device>; priority: RequestPriority }>();
   private categories?: Promise<ChannelCategory[]>;
   private models?: Promise<ModelInfo[]>;
   private closed = false;
   private lastKeyAccepted?: boolean;
+  private lastKey?: KeyStatus;
 
   constructor(options: ClientOptions) {
     super();
+    if (typeof options !== 'object' || options === null) throw EnergyApiError.invalid('the client needs options with baseUrl and apiKey');
     if (!options.apiKey || typeof options.apiKey !== 'string') throw EnergyApiError.invalid('an API key is required');
     checkBaseUrl(options.baseUrl);
     this.now = options.now ?? Date.now;
@@ -97,12 +109,18 @@ export class EnergyApiClient extends EventEmitter {
       maxRetries: options.maxRetries,
       backoffBaseMs: options.backoffBaseMs,
       now: this.now,
+      onRetry: (info: RetryInfo) => this.emit('retry', info),
     });
   }
 
   /** The key named by its last 5 characters. */
   get key(): string {
     return this.keyHint;
+  }
+
+  /** What the service last said of the key (undefined until it has answered once). */
+  lastKeyStatus(): KeyStatus | undefined {
+    return this.lastKey;
   }
 
   rateLimitState(): RateLimitState {
@@ -113,12 +131,27 @@ export class EnergyApiClient extends EventEmitter {
     return (await this.get<string[]>('/devices', {}, options)) ?? [];
   }
 
+  /** GET /devices/{id}. Concurrent reads of one device share one request (each caller keeps its own signal). */
   async getDevice(deviceId: string, options: CallOptions = {}): Promise<Device> {
     const id = checkDeviceId(deviceId);
+    const priority = options.priority ?? 'normal';
+    const shared = this.deviceReads.get(id);
+    if (shared && PRIORITY_RANK[shared.priority] <= PRIORITY_RANK[priority]) return untilAborted(shared.read, options.signal);
+    const read = this.readDevice(id, priority);
+    const entry = { read, priority };
+    this.deviceReads.set(id, entry);
+    const forget = () => {
+      if (this.deviceReads.get(id) === entry) this.deviceReads.delete(id);
+    };
+    read.then(forget, forget);
+    return untilAborted(read, options.signal);
+  }
+
+  private async readDevice(id: string, priority: RequestPriority): Promise<Device> {
     this.lastDeviceRead.set(id, this.now());
     // Stamped again once answered: the spacing then holds as the service sees it, whatever the latency.
-    const device = await this.get<Device>(`/devices/${id}`, {}, options).finally(() => this.lastDeviceRead.set(id, this.now()));
-    if (!device) throw new EnergyApiError({ status: 204, code: 'BAD_RESPONSE', message: `the service returned no body for device ${id}` });
+    const device = await this.get<Device>(`/devices/${id}`, {}, { priority }).finally(() => this.lastDeviceRead.set(id, this.now()));
+    if (!isDeviceObject(device)) throw new EnergyApiError({ status: 200, code: 'BAD_RESPONSE', message: `the service did not return device ${id}` });
     this.devices.set(id, { device, at: this.now() });
     return device;
   }
@@ -143,8 +176,10 @@ export class EnergyApiClient extends EventEmitter {
     const needsCategories = Boolean(update.channels?.some((c) => c.categoryId !== undefined));
     const categoryIds = needsCategories ? (await this.getChannelCategories(options)).map((c) => c.id) : undefined;
     const body = assertDeviceUpdate(update, { deviceId: id, device, categoryIds });
-    const response = await this.send<PatchResult>({ method: 'PATCH', path: `/devices/${id}`, body, ...options });
-    const result = response.data?.result;
+    // A read that started before this change must not answer for after it.
+    this.deviceReads.delete(id);
+    const response = await this.send<PatchResult | Device>({ method: 'PATCH', path: `/devices/${id}`, body, ...options });
+    const result = updatedDevice(response.data);
     if (!result) throw new EnergyApiError({ status: response.status, code: 'BAD_RESPONSE', message: 'the service did not return the updated device' });
     this.devices.set(id, { device: result, at: this.now() });
     return { status: response.status, device: result };
@@ -161,11 +196,13 @@ export class EnergyApiClient extends EventEmitter {
   }
 
   /** Short energy for any range: split into 12-hour requests, pipelined, merged oldest first. */
-  async getShortEnergy(deviceId: string, query: RangeQuery & EnergyOptions, options: CallOptions = {}): Promise<EnergyEntry[]> {
+  async getShortEnergy(deviceId: string, query: RangeQuery & EnergyOptions, options: RangeCallOptions = {}): Promise<EnergyEntry[]> {
     const id = checkDeviceId(deviceId);
-    checkTimestamps(query.fromTs, query.toTs);
-    const params = energyOptionParams(query, false);
-    const ranges = planShortRanges(query.fromTs, query.toTs, this.nowS());
+    const q = checkQueryObject(query);
+    checkTimestamps(q.fromTs, q.toTs);
+    const params = energyOptionParams(q, false);
+    checkPlanCost({ kind: 'short', fromTs: q.fromTs, toTs: q.toTs, nowS: this.nowS() }, options.maxRequests);
+    const ranges = planShortRanges(q.fromTs, q.toTs, this.nowS());
     return this.fetchRanges<EnergyEntry>(`/short-energy/${id}`, ranges, params, { priority: 'bulk', ...options });
   }
 
@@ -173,22 +210,26 @@ export class EnergyApiClient extends EventEmitter {
    * Long energy for any range and granularity: split within the span limits with seams on bucket
    * boundaries in the timezone, so the merge equals one unlimited request.
    */
-  async getLongEnergy(deviceId: string, query: EnergyRangeQuery, options: CallOptions = {}): Promise<EnergyEntry[]> {
+  async getLongEnergy(deviceId: string, query: EnergyRangeQuery, options: RangeCallOptions = {}): Promise<EnergyEntry[]> {
     const id = checkDeviceId(deviceId);
-    checkTimestamps(query.fromTs, query.toTs);
-    const granularity = checkGranularity(query.granularity ?? '5m');
-    const timezone = checkTimezone(granularity, query.timezone);
-    const params: QueryParams = { granularity, ...energyOptionParams(query, false) };
+    const q = checkQueryObject(query);
+    checkTimestamps(q.fromTs, q.toTs);
+    const granularity = checkGranularity(q.granularity ?? '5m');
+    const timezone = checkTimezone(granularity, q.timezone);
+    const params: QueryParams = { granularity, ...energyOptionParams(q, false) };
     if (timezone) params.timezone = timezone;
-    const ranges = planLongRanges(query.fromTs, query.toTs, granularity, timezone, this.nowS());
+    checkPlanCost({ kind: 'long', granularity, fromTs: q.fromTs, toTs: q.toTs, nowS: this.nowS() }, options.maxRequests);
+    const ranges = planLongRanges(q.fromTs, q.toTs, granularity, timezone, this.nowS());
     return this.fetchRanges<EnergyEntry>(`/long-energy/${id}`, ranges, params, { priority: 'bulk', ...options });
   }
 
   /** Modbus readings for any range: 7-day requests merged. Values as stored on the meter (see scaleModbusEntry). */
-  async getModbus(deviceId: string, query: RangeQuery, options: CallOptions = {}): Promise<ModbusEntry[]> {
+  async getModbus(deviceId: string, query: RangeQuery, options: RangeCallOptions = {}): Promise<ModbusEntry[]> {
     const id = checkDeviceId(deviceId);
-    checkTimestamps(query.fromTs, query.toTs);
-    const ranges = planModbusRanges(query.fromTs, query.toTs, this.nowS());
+    const q = checkQueryObject(query);
+    checkTimestamps(q.fromTs, q.toTs);
+    checkPlanCost({ kind: 'modbus', fromTs: q.fromTs, toTs: q.toTs, nowS: this.nowS() }, options.maxRequests);
+    const ranges = planModbusRanges(q.fromTs, q.toTs, this.nowS());
     return this.fetchRanges<ModbusEntry>(`/modbus/${id}`, ranges, {}, { priority: 'bulk', ...options });
   }
 
@@ -260,18 +301,25 @@ export class EnergyApiClient extends EventEmitter {
     return data;
   }
 
-  private async fetchRanges<T extends { timestamp: number }>(path: string, ranges: RangeQuery[], params: QueryParams, options: CallOptions): Promise<T[]> {
+  private async fetchRanges<T extends { timestamp: number }>(path: string, ranges: RangeQuery[], params: QueryParams, options: RangeCallOptions): Promise<T[]> {
     if (ranges.length === 0) return [];
+    const maxRequests = options.maxRequests ?? DEFAULT_MAX_REQUESTS;
+    if (ranges.length > maxRequests) {
+      throw new EnergyApiError({ code: 'REQUEST_BUDGET', message: `this read needs ${ranges.length} requests, more than maxRequests (${maxRequests}) allows: narrow the range or raise maxRequests`, sent: false });
+    }
     const stopOthers = new AbortController();
-    const signal = options.signal ? AbortSignal.any([options.signal, stopOthers.signal]) : stopOthers.signal;
+    const { signal, dispose } = linkSignals(options.signal, stopOthers.signal);
+    const callOptions: CallOptions = { priority: options.priority, signal };
     try {
       const parts = await Promise.all(
-        ranges.map((range) => this.get<T[]>(path, { fromTs: range.fromTs, toTs: range.toTs, ...params }, { ...options, signal })),
+        ranges.map((range) => this.get<T[]>(path, { fromTs: range.fromTs, toTs: range.toTs, ...params }, callOptions)),
       );
-      return mergeByTimestamp(parts.map((part) => part ?? []));
+      return mergeByTimestamp(parts.map((part) => (Array.isArray(part) ? part : [])));
     } catch (err) {
       stopOthers.abort();
       throw err;
+    } finally {
+      dispose();
     }
   }
 
@@ -295,43 +343,98 @@ export class EnergyApiClient extends EventEmitter {
     if (this.lastKeyAccepted === accepted && accepted) return;
     this.lastKeyAccepted = accepted;
     const status: KeyStatus = { accepted, key: this.keyHint, error };
+    this.lastKey = status;
     this.emit('keyStatus', status);
   }
 }
 
-/** Concatenates chunk results oldest first, dropping any timestamp already seen. */
+const PRIORITY_RANK: Record<RequestPriority, number> = { interactive: 0, normal: 1, bulk: 2 };
+
+/**
+ * Concatenates chunk results oldest first, dropping any timestamp already seen. Chunks arrive in
+ * range order, each sorted: then one linear pass, without copying every entry into a sort.
+ */
 export function mergeByTimestamp<T extends { timestamp: number }>(parts: T[][]): T[] {
-  const seen = new Set<number>();
   const merged: T[] = [];
-  for (const entry of parts.flat().sort((a, b) => a.timestamp - b.timestamp)) {
-    if (seen.has(entry.timestamp)) continue;
-    seen.add(entry.timestamp);
-    merged.push(entry);
+  let last = -Infinity;
+  let ordered = true;
+  for (const part of parts) {
+    for (const entry of part) {
+      if (entry.timestamp > last) {
+        merged.push(entry);
+        last = entry.timestamp;
+      } else if (entry.timestamp < last) {
+        ordered = false;
+      }
+    }
   }
-  return merged;
+  if (ordered) return merged;
+  const seen = new Set<number>();
+  const all: T[] = [];
+  for (const part of parts) for (const entry of part) all.push(entry);
+  all.sort((a, b) => a.timestamp - b.timestamp);
+  return all.filter((entry) => (seen.has(entry.timestamp) ? false : (seen.add(entry.timestamp), true)));
+}
+
+/** The updated device of a PATCH answer: the bare device (live service) or `{status, result}` (spec). */
+function updatedDevice(data: PatchResult | Device | undefined): Device | undefined {
+  if (data && typeof data === 'object' && 'result' in data && isDeviceObject(data.result)) return data.result;
+  return isDeviceObject(data) ? data : undefined;
+}
+
+function isDeviceObject(value: unknown): value is Device {
+  return typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string';
+}
+
+/** Resolves as `promise` does, or rejects with ABORTED when `signal` fires first; leaves no listener behind. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(aborted());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(aborted());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+function checkQueryObject<T extends object>(query: T): T {
+  if (typeof query !== 'object' || query === null || Array.isArray(query)) {
+    throw EnergyApiError.invalid(`the query must be an object with fromTs and toTs, not ${describeValue(query)}`);
+  }
+  return query;
 }
 
 export function checkDeviceId(deviceId: unknown): string {
   if (typeof deviceId !== 'string' || !DEVICE_ID.test(deviceId.trim())) {
     throw EnergyApiError.invalid(
-      `"${String(deviceId).slice(0, 40)}" is not a device id: a device id has 13 letters or digits and starts with B, D, E or F`,
+      `${describeValue(deviceId)} is not a device id: a device id has 13 letters or digits and starts with B, D, E or F`,
     );
   }
   return deviceId.trim();
 }
 
-function checkEdge(edge: string): Edge {
-  if (edge !== 'first' && edge !== 'latest') throw EnergyApiError.invalid(`edge must be "first" or "latest", not "${edge}"`);
+function checkEdge(edge: unknown): Edge {
+  if (edge !== 'first' && edge !== 'latest') throw EnergyApiError.invalid(`edge must be "first" or "latest", not ${describeValue(edge)}`);
   return edge;
 }
 
 /** Plain http:// is refused except on loopback, so a key never crosses a network in clear text. */
-export function checkBaseUrl(baseUrl: string): URL {
+export function checkBaseUrl(baseUrl: unknown): URL {
   let url: URL;
   try {
+    if (typeof baseUrl !== 'string') throw new TypeError('not a string');
     url = new URL(baseUrl);
   } catch {
-    throw EnergyApiError.invalid(`"${String(baseUrl).slice(0, 80)}" is not a URL (expected for example https://api.example.com/v3)`);
+    throw EnergyApiError.invalid(`${describeValue(baseUrl, 80)} is not a URL (expected for example https://api.example.com/v3)`);
   }
   if (url.protocol === 'https:') return url;
   if (url.protocol === 'http:' && isLoopback(url.hostname)) return url;

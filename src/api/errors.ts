@@ -24,11 +24,12 @@ export interface RateLimitFacts {
  * - TIMEOUT: no answer in time (after retries).
  * - ABORTED: the caller cancelled (node closed or redeployed).
  * - BAD_RESPONSE: the service answered with something that is not the documented JSON.
+ * - REQUEST_BUDGET: one call would need more requests than its `maxRequests` allows; nothing was planned or sent.
  * Codes from the service (BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_PERMITTED, NOT_FOUND,
  * UNPROCESSABLE_ENTITY, TOO_MANY_REQUESTS_TPS/TPD, INTERNAL_SERVER_ERROR) are kept as sent,
  * except that `UNPROCESSABLE ENTITY` (with a space) is normalised to the underscore form.
  */
-export type ClientErrorCode = 'INVALID_REQUEST' | 'DAILY_LIMIT' | 'NETWORK' | 'TIMEOUT' | 'ABORTED' | 'BAD_RESPONSE';
+export type ClientErrorCode = 'INVALID_REQUEST' | 'DAILY_LIMIT' | 'NETWORK' | 'TIMEOUT' | 'ABORTED' | 'BAD_RESPONSE' | 'REQUEST_BUDGET';
 
 export interface EnergyApiErrorInit {
   /** HTTP status from the status line; 0 when no response was received. */
@@ -106,4 +107,31 @@ export function describeKey(apiKey: string | undefined): string {
 export function redactKey(text: string, apiKey: string | undefined): string {
   if (!apiKey || apiKey.length < 6) return text;
   return text.split(apiKey).join(describeKey(apiKey));
+}
+
+/**
+ * Names any value in a message without calling its toString or serialising it, so objects without a
+ * prototype, BigInts, symbols and circular values give words instead of a JavaScript error.
+ */
+export function describeValue(value: unknown, maxChars = 40): string {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value.length > maxChars ? `${value.slice(0, maxChars)}…` : value);
+    case 'number':
+    case 'boolean':
+      return String(value);
+    case 'bigint':
+      return `the BigInt ${value.toString().slice(0, maxChars)}n`;
+    case 'undefined':
+      return 'nothing (undefined)';
+    case 'symbol':
+      return 'a symbol';
+    case 'function':
+      return 'a function';
+    default:
+      if (value === null) return 'null';
+      if (Array.isArray(value)) return `an array of ${value.length}`;
+      if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'an invalid Date' : `the Date ${value.toISOString()}`;
+      return 'an object';
+  }
 }

@@ -1,12 +1,15 @@
 export * from './types.js';
 export * from './errors.js';
 export { EnergyApiClient, PENDING_POLL_MIN_MS, checkBaseUrl, checkDeviceId, mergeByTimestamp } from './client.js';
-export type { CallOptions, ClientOptions, Edge, KeyStatus, UpdateOutcome, WaitOptions, WaitOutcome } from './client.js';
-export { RateLimiter } from './limiter.js';
+export type { CallOptions, RangeCallOptions, ClientOptions, Edge, KeyStatus, UpdateOutcome, WaitOptions, WaitOutcome } from './client.js';
+export { RateLimiter, resetInSeconds, linkSignals, type LimiterOptions, type MarkSent } from './limiter.js';
+export type { RetryInfo } from './transport.js';
+export { checkTimestamps, MAX_TIMESTAMP_S } from './params.js';
 export { parseTime, formatTime, isValidTimezone, startOfUnit, addUnits, type TimeInput, type TimeContext } from './time.js';
-export { planShortRanges, planLongRanges, planModbusRanges, floorToBucket, SHORT_MAX_SPAN_S, SHORT_RETENTION_S, MODBUS_MAX_SPAN_S, LONG_MAX_SPAN_S, LONG_SPAN_LABEL } from './ranges.js';
+export { planShortRanges, planLongRanges, planModbusRanges, floorToBucket, SHORT_MAX_SPAN_S, SHORT_RETENTION_S, MODBUS_MAX_SPAN_S, LONG_MAX_SPAN_S, LONG_SPAN_LABEL, DEFAULT_MAX_REQUESTS, checkPlanCost, type PlanCostQuery } from './ranges.js';
 export { checkDeviceUpdate, assertDeviceUpdate, type UpdateContext } from './validation.js';
 export { lteSignalQuality, wifiSignalQuality, signalQualityLabel, dbmLabel, type SignalLabel } from './signal.js';
 export { deviceFacts, type DeviceFacts, type SignalFact, type PendingFact } from './device-facts.js';
 export { scaleModbusEntry, isHundredthCounter, MODBUS_METER_FIELDS } from './modbus.js';
 export { supportsModbus, supportsSwitching, isRogowski, isDualTransport, channelCount, firmwareAtLeast, STANDARD_CT_RATINGS, ROGOWSKI_CT_RATING, WIFI_MIN_FIRMWARE } from './models.js';
+export { acquireClient, sharedClientHolders, type ClientLease } from './registry.js';

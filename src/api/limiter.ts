@@ -1,106 +1,177 @@
-import Bottleneck from 'bottleneck';
-import { EventEmitter } from 'node:events';
+import { EventEmitter, setMaxListeners } from 'node:events';
+import { performance } from 'node:perf_hooks';
 import { EnergyApiError } from './errors.js';
 import type { RateLimitState, RequestPriority } from './types.js';
 
 export interface LimiterOptions {
-  /** Requests per second allowed for the key (spec samples: 5). */
+  /** Requests per second assumed until the service's headers say otherwise (default 5, the live service's floor). */
   tps?: number;
-  /** Requests per UTC day allowed for the key (spec samples: 10000). */
+  /** Requests per UTC day allowed for the key until the service says otherwise (default 10000). */
   tpd?: number;
-  /** Clock in ms; defaults to Date.now. */
+  /** Wall clock in ms (default Date.now): decides the day of the daily budget. */
   now?: () => number;
+  /** Extra ms added to the one-second window (default 25); widened after a 429 TPS. */
+  marginMs?: number;
+  /** Monotonic clock in ms for the per-second window (default performance.now); real time, never a test's frozen clock. */
+  monotonic?: () => number;
 }
 
 /** Headers are read case-insensitively; axios lower-cases them. */
 export type HeaderBag = Record<string, unknown>;
 
-const PRIORITY: Record<RequestPriority, number> = { interactive: 1, normal: 5, bulk: 8 };
-/** Added to the 1/tps spacing so that requests never bunch inside one second at the service. */
-const SPACING_MARGIN_MS = 10;
+/** Called by a task once its request is written to the socket: from then on the service may count it. */
+export type MarkSent = () => void;
+
+const PRIORITIES: readonly RequestPriority[] = ['interactive', 'normal', 'bulk'];
+const WINDOW_MS = 1000;
+const DEFAULT_MARGIN_MS = 25;
+const MAX_MARGIN_MS = 400;
+/** After this many starts without a 429 TPS, a widened margin narrows again by a quarter. */
+const CLEAN_STARTS_TO_NARROW = 100;
 const DAY_MS = 86_400_000;
 /** A generic X-RateLimit-Reset further away than this describes the daily limit. */
 const DAILY_RESET_THRESHOLD_S = 60;
+/** A bare reset value above this is a unix time; below, seconds remaining (the live service's form). */
+const UNIX_TIME_THRESHOLD = 1e9;
 
-const PAUSED = Symbol('paused');
+interface Slot {
+  reservedAt: number;
+  /** When the request reached the socket; undefined while it may still be on its way. */
+  sentAt?: number;
+  /** Settled without being sent: it counts from its reservation. */
+  settled: boolean;
+}
+
+interface Waiter {
+  run: () => void;
+  fail: (err: unknown) => void;
+  cancelled: boolean;
+}
 
 /**
- * The one rate limiter of a key: requests are pipelined at the key's per-second rate (never more in
- * any one-second window), higher priorities first, the daily budget is never overdrawn, and after
- * a 429 everything waits as the service asked.
+ * The one rate limiter of a key. Requests are pipelined and spread evenly, and never more than the
+ * key's per-second limit start within any window of one second plus a safety margin (a sliding window
+ * over the moments requests reached the wire, so a stalled event loop cannot bunch them); interactive requests go
+ * first; the daily budget is never overdrawn; after a 429 everything waits as the service asked.
  */
 export class RateLimiter extends EventEmitter {
-  private readonly bottleneck: Bottleneck;
   private readonly now: () => number;
+  private readonly monotonic: () => number;
+  private readonly baseMarginMs: number;
+  private readonly queues: Record<RequestPriority, Waiter[]> = { interactive: [], normal: [], bulk: [] };
+  private slots: Slot[] = [];
   private tps: number;
   private tpd: number;
+  private marginMs: number;
+  private cleanStarts = 0;
   private dailyRemaining: number;
   private dailyResetAtMs: number;
-  private pausedUntilMs = 0;
-  private lastStartMs = 0;
+  private pausedUntil = 0;
+  private lastStartAt = -Infinity;
+  private remainingHeard = false;
+  private remainingHeardAtLimit = 0;
+  private timer?: NodeJS.Timeout;
+  private timerAt = Infinity;
   private stopped = false;
 
   constructor(options: LimiterOptions = {}) {
     super();
     this.now = options.now ?? Date.now;
+    this.monotonic = options.monotonic ?? (() => performance.now());
     this.tps = positive(options.tps, 5);
     this.tpd = positive(options.tpd, 10000);
+    this.baseMarginMs = options.marginMs !== undefined && options.marginMs >= 0 ? options.marginMs : DEFAULT_MARGIN_MS;
+    this.marginMs = this.baseMarginMs;
     this.dailyRemaining = this.tpd;
     this.dailyResetAtMs = nextUtcMidnight(this.now());
-    this.bottleneck = new Bottleneck({ minTime: this.spacingMs(), maxConcurrent: 1 });
   }
 
-  /** Runs `task` when the key's limits allow it. Rejects with DAILY_LIMIT when today's budget is spent. */
-  async schedule<T>(priority: RequestPriority, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    for (;;) {
-      this.throwIfUnusable(signal);
-      // A job only starts the request: the limiter's one slot is free again at once, so requests are
-      // pipelined while the queue behind it stays ordered by priority.
-      const started = await this.bottleneck
-        .schedule({ priority: PRIORITY[priority] }, async () => {
-          if (this.now() < this.pausedUntilMs) return PAUSED;
-          this.throwIfUnusable(signal);
-          this.takeFromDailyBudget();
-          this.lastStartMs = this.now();
-          const running = task();
-          running.catch(() => undefined);
-          return { running };
-        })
-        .catch((err: unknown) => {
-          if (err instanceof Bottleneck.BottleneckError) throw aborted();
-          throw err;
-        });
-      if (started !== PAUSED) return started.running;
-      await sleep(this.pausedUntilMs - this.now(), signal);
-    }
+  /**
+   * Runs `task` when the key's limits allow it; the task calls `markSent` when its request is on the
+   * wire. Rejects with DAILY_LIMIT when today's budget is spent, ABORTED when `signal` fires first.
+   */
+  schedule<T>(priority: RequestPriority, task: (markSent: MarkSent) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.stopped || signal?.aborted) return reject(aborted());
+      const onAbort = () => {
+        waiter.cancelled = true;
+        reject(aborted());
+      };
+      const waiter: Waiter = {
+        cancelled: false,
+        fail: (err) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(err);
+        },
+        run: () => {
+          signal?.removeEventListener('abort', onAbort);
+          const slot: Slot = { reservedAt: this.monotonic(), settled: false };
+          this.lastStartAt = slot.reservedAt;
+          this.slots.push(slot);
+          const markSent = () => {
+            if (slot.sentAt === undefined) slot.sentAt = this.monotonic();
+            this.pump();
+          };
+          let running: Promise<T>;
+          try {
+            running = task(markSent);
+          } catch (err) {
+            running = Promise.reject(err);
+          }
+          running.finally(() => {
+            slot.settled = true;
+            this.pump();
+          }).catch(() => undefined);
+          resolve(running);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queues[priority].push(waiter);
+      this.pump();
+    });
   }
 
-  /** Makes every request wait until `untilMs` (after a 429). */
-  pauseUntil(untilMs: number): void {
-    if (untilMs > this.pausedUntilMs) {
-      this.pausedUntilMs = untilMs;
+  /** Makes every request wait `ms` from now (after a 429). */
+  pauseFor(ms: number): void {
+    const until = this.monotonic() + Math.max(0, ms);
+    if (until > this.pausedUntil) {
+      this.pausedUntil = until;
       this.emitState();
+      this.pump();
     }
   }
 
-  /** Learns the key's real limits from a response's headers (both the spec's and the live service's forms). */
-  learn(headers: HeaderBag): void {
+  /** The service refused a request for the per-second limit although the window held: the margin was too thin. */
+  widenMargin(): void {
+    this.marginMs = Math.min(MAX_MARGIN_MS, Math.max(this.marginMs * 2, this.marginMs + 50));
+    this.cleanStarts = 0;
+    this.emitState();
+  }
+
+  /**
+   * Learns the key's real limits from a response's headers (the live service's form and the spec's).
+   * `refused` names the limit a 429 was for, which the generic X-RateLimit-* headers then describe.
+   */
+  learn(headers: HeaderBag, refused?: 'tps' | 'tpd' | 'server'): void {
+    const nowS = this.now() / 1000;
     const tpsLimit = header(headers, 'x-ratelimit-tpslimit');
     const tpdLimit = header(headers, 'x-ratelimit-tpdlimit');
     const tpdRemaining = header(headers, 'x-ratelimit-tpdremaining');
     const tpdReset = header(headers, 'x-ratelimit-tpdreset');
     if (tpsLimit !== undefined) this.setTps(tpsLimit);
-    if (tpdLimit !== undefined) this.tpd = tpdLimit;
-    if (tpdRemaining !== undefined) this.setDailyRemaining(tpdRemaining, tpdReset);
+    if (tpdLimit !== undefined) this.setTpd(tpdLimit);
+    if (tpdRemaining !== undefined) this.setDailyRemaining(tpdRemaining, resetInSeconds(tpdReset, nowS));
 
     const limit = header(headers, 'x-ratelimit-limit');
     const remaining = header(headers, 'x-ratelimit-remaining');
-    const reset = header(headers, 'x-ratelimit-reset');
-    if (limit !== undefined && reset !== undefined && tpdLimit === undefined) {
-      const daily = reset - this.now() / 1000 > DAILY_RESET_THRESHOLD_S;
-      if (daily) {
-        this.tpd = limit;
-        if (remaining !== undefined) this.setDailyRemaining(remaining, reset);
+    const resetIn = resetInSeconds(header(headers, 'x-ratelimit-reset'), nowS);
+    // On a 429 the generic headers describe the limit that refused it (its reset may be on another clock).
+    if (refused === 'tps' && limit !== undefined && tpsLimit === undefined) this.setTps(limit);
+    else if (refused === 'tpd' && limit !== undefined && tpdLimit === undefined) this.setTpd(limit);
+    else if (refused === undefined && limit !== undefined && resetIn !== undefined && tpdLimit === undefined) {
+      if (resetIn > DAILY_RESET_THRESHOLD_S) {
+        this.setTpd(limit);
+        if (remaining !== undefined) this.setDailyRemaining(remaining, resetIn);
       } else if (tpsLimit === undefined) {
         this.setTps(limit);
       }
@@ -108,57 +179,148 @@ export class RateLimiter extends EventEmitter {
     this.emitState();
   }
 
-  /** The service said the daily budget is spent (TOO_MANY_REQUESTS_TPD). */
-  exhaustDailyBudget(resetAtS?: number): void {
+  /** The service said the daily budget is spent (TOO_MANY_REQUESTS_TPD); `resetInS` seconds from now when known. */
+  exhaustDailyBudget(resetInS?: number): void {
     this.dailyRemaining = 0;
-    if (resetAtS) this.dailyResetAtMs = resetAtS * 1000;
+    if (resetInS !== undefined && resetInS > 0) this.dailyResetAtMs = this.now() + resetInS * 1000;
     this.emitState();
   }
 
   state(): RateLimitState {
     this.rollDay();
-    const counts = this.bottleneck.counts();
     return {
       tps: this.tps,
       tpd: this.tpd,
       dailyRemaining: this.dailyRemaining,
       dailyResetAt: Math.floor(this.dailyResetAtMs / 1000),
-      queued: counts.QUEUED + counts.RECEIVED,
-      throttled: this.now() < this.pausedUntilMs,
+      queued: PRIORITIES.reduce((sum, p) => sum + this.queues[p].filter((w) => !w.cancelled).length, 0),
+      throttled: this.monotonic() < this.pausedUntil,
+      marginMs: this.marginMs,
     };
   }
 
-  /** Drops everything still queued; later calls reject with ABORTED. */
+  /** Drops everything still queued (rejected with ABORTED) and clears the timer. */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.clearTimer();
+    for (const p of PRIORITIES) {
+      for (const waiter of this.queues[p].splice(0)) if (!waiter.cancelled) waiter.fail(aborted());
+    }
+    this.slots = [];
     this.removeAllListeners();
-    await this.bottleneck.stop({ dropWaitingJobs: true }).catch(() => undefined);
   }
 
-  private spacingMs(): number {
-    return Math.ceil(1000 / this.tps) + SPACING_MARGIN_MS;
-  }
-
-  private setTps(tps: number): void {
-    if (tps > 0 && tps !== this.tps) {
-      const slower = tps < this.tps;
-      this.tps = tps;
-      this.bottleneck.updateSettings({ minTime: this.spacingMs() });
-      // The next start was already timed at the old rate: hold everything until the new spacing has passed.
-      if (slower) this.pauseUntil(this.lastStartMs + this.spacingMs());
+  /** Starts every waiter the window allows, highest priority first, and sets one timer for the next. */
+  private pump(): void {
+    if (this.stopped) return;
+    for (;;) {
+      const waiter = this.nextWaiter();
+      if (!waiter) return this.clearTimer();
+      const waitMs = this.waitBeforeStart();
+      if (waitMs === Infinity) return this.clearTimer();
+      if (waitMs > 0) return this.wakeIn(waitMs);
+      this.takeWaiter();
+      try {
+        this.takeFromDailyBudget();
+      } catch (err) {
+        waiter.fail(err);
+        continue;
+      }
+      this.noteCleanStart();
+      waiter.run();
     }
   }
 
-  private setDailyRemaining(remaining: number, resetAtS: number | undefined): void {
-    if (resetAtS !== undefined && resetAtS * 1000 > this.now()) this.dailyResetAtMs = resetAtS * 1000;
-    // Responses arrive out of order: the smaller count is the newer one within a day.
-    this.dailyRemaining = Math.max(0, Math.min(this.dailyRemaining, remaining));
+  /** Ms until the window has room (0: now; Infinity: once an unsent request reaches the wire). */
+  private waitBeforeStart(): number {
+    const t = this.monotonic();
+    const windowMs = WINDOW_MS + this.marginMs;
+    const pause = this.pausedUntil - t;
+    // Unsent requests count as arriving now; settled unsent ones from their reservation.
+    const times = this.slots.map((s) => s.sentAt ?? (s.settled ? s.reservedAt : Infinity));
+    this.slots = this.slots.filter((_, i) => times[i] > t - windowMs);
+    const live = times.filter((at) => at > t - windowMs).sort((a, b) => a - b);
+    let windowWait = 0;
+    if (live.length >= this.tps) {
+      const freeing = live[live.length - this.tps];
+      windowWait = freeing === Infinity ? Infinity : freeing + windowMs - t;
+    }
+    // Evenly spread as well: a burst of N at once reaches the service as a clump whose last member
+    // is counted late, which a window at the edge of the limit cannot absorb.
+    const spacingWait = this.lastStartAt + 1000 / this.tps - t;
+    return Math.max(pause, windowWait, spacingWait, 0);
+  }
+
+  private nextWaiter(): Waiter | undefined {
+    for (const p of PRIORITIES) {
+      const queue = this.queues[p];
+      while (queue.length && queue[0].cancelled) queue.shift();
+      if (queue.length) return queue[0];
+    }
+    return undefined;
+  }
+
+  private takeWaiter(): void {
+    for (const p of PRIORITIES) if (this.queues[p].length) return void this.queues[p].shift();
+  }
+
+  private wakeIn(ms: number): void {
+    const at = this.monotonic() + ms;
+    if (this.timer && this.timerAt <= at) return;
+    this.clearTimer();
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = Infinity;
+      this.pump();
+    }, Math.ceil(ms));
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Infinity;
+  }
+
+  private noteCleanStart(): void {
+    if (this.marginMs <= this.baseMarginMs) return;
+    this.cleanStarts += 1;
+    if (this.cleanStarts >= CLEAN_STARTS_TO_NARROW) {
+      this.cleanStarts = 0;
+      this.marginMs = Math.max(this.baseMarginMs, Math.round(this.marginMs * 0.75));
+    }
+  }
+
+  private setTps(tps: number): void {
+    if (tps > 0 && Number.isFinite(tps) && tps !== this.tps) {
+      this.tps = Math.floor(tps) || 1;
+      this.pump();
+    }
+  }
+
+  private setTpd(tpd: number): void {
+    if (tpd > 0 && Number.isFinite(tpd)) this.tpd = tpd;
+  }
+
+  private setDailyRemaining(remaining: number, resetInS: number | undefined): void {
+    let trustAsIs = !this.remainingHeard || this.tpd !== this.remainingHeardAtLimit;
+    if (resetInS !== undefined && resetInS > 0) {
+      const resetAt = this.now() + resetInS * 1000;
+      // A new day at the service: its count starts over, whatever we counted before.
+      if (resetAt > this.dailyResetAtMs + 60_000) trustAsIs = true;
+      this.dailyResetAtMs = resetAt;
+    }
+    // Within one day and one limit, responses arrive out of order: the smaller count is the newer one.
+    this.dailyRemaining = Math.max(0, trustAsIs ? remaining : Math.min(this.dailyRemaining, remaining));
+    this.remainingHeard = true;
+    this.remainingHeardAtLimit = this.tpd;
   }
 
   private rollDay(): void {
     if (this.now() >= this.dailyResetAtMs) {
       this.dailyRemaining = this.tpd;
+      this.remainingHeard = false;
       this.dailyResetAtMs = nextUtcMidnight(this.now());
     }
   }
@@ -177,10 +339,6 @@ export class RateLimiter extends EventEmitter {
     this.dailyRemaining -= 1;
   }
 
-  private throwIfUnusable(signal?: AbortSignal): void {
-    if (this.stopped || signal?.aborted) throw aborted();
-  }
-
   private emitState(): void {
     this.emit('state', this.state());
   }
@@ -194,6 +352,15 @@ function nextUtcMidnight(ms: number): number {
   return (Math.floor(ms / DAY_MS) + 1) * DAY_MS;
 }
 
+/**
+ * Seconds until a reset, from either form: the live service sends seconds remaining (`1.595`, `86401`),
+ * the spec a unix time. A value above 10^9 can only be a unix time.
+ */
+export function resetInSeconds(reset: number | undefined, nowS: number): number | undefined {
+  if (reset === undefined || reset < 0) return undefined;
+  return reset > UNIX_TIME_THRESHOLD ? reset - nowS : reset;
+}
+
 export function header(headers: HeaderBag, name: string): number | undefined {
   const raw = headers[name] ?? headers[name.toLowerCase()];
   if (raw === undefined || raw === null || raw === '') return undefined;
@@ -201,7 +368,7 @@ export function header(headers: HeaderBag, name: string): number | undefined {
   return Number.isFinite(value) ? value : undefined;
 }
 
-/** Waits `ms`, or rejects with ABORTED as soon as `signal` fires; leaves no timer behind. */
+/** Waits `ms`, or rejects with ABORTED as soon as `signal` fires; leaves no timer or listener behind. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(aborted());
@@ -215,6 +382,26 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, Math.max(0, ms));
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/**
+ * A signal that fires when any of `signals` does, with `dispose` removing its listeners. Unlike
+ * AbortSignal.any it leaves nothing attached to long-lived signals once the call ends.
+ */
+export function linkSignals(...signals: Array<AbortSignal | undefined>): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  // Every request of a range call listens to this one signal while it runs.
+  setMaxListeners(0, controller.signal);
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  const onAbort = () => controller.abort();
+  if (present.some((s) => s.aborted)) controller.abort();
+  else for (const s of present) s.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      for (const s of present) s.removeEventListener('abort', onAbort);
+    },
+  };
 }
 
 export function aborted(): EnergyApiError {

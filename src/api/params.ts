@@ -1,4 +1,4 @@
-import { EnergyApiError } from './errors.js';
+import { EnergyApiError, describeValue } from './errors.js';
 import { isValidTimezone } from './time.js';
 import { GRANULARITIES, type EnergyOptions, type Granularity } from './types.js';
 
@@ -17,7 +17,7 @@ export function energyOptionParams(options: EnergyOptions, edge: boolean): Query
   const params: QueryParams = {};
   if (options.convert !== undefined) {
     if (options.convert !== 'kWh' && options.convert !== 'kW') {
-      throw EnergyApiError.invalid(`convert must be "kWh" or "kW", not "${String(options.convert)}" (one value only)`);
+      throw EnergyApiError.invalid(`convert must be "kWh" or "kW", not ${describeValue(options.convert)} (one value only)`);
     }
     params['convert[energy]'] = options.convert;
   }
@@ -38,13 +38,15 @@ export function energyOptionParams(options: EnergyOptions, edge: boolean): Query
 
 export function checkGranularity(granularity: unknown): Granularity {
   if (typeof granularity === 'string' && (GRANULARITIES as readonly string[]).includes(granularity)) return granularity as Granularity;
-  throw EnergyApiError.invalid(`granularity must be one of ${GRANULARITIES.join(', ')}; got "${String(granularity)}"`);
+  throw EnergyApiError.invalid(`granularity must be one of ${GRANULARITIES.join(', ')}; got ${describeValue(granularity)}`);
 }
 
 /** The timezone a long query needs: required for hour and larger (spec 4.8: the default is unreliable). */
-export function checkTimezone(granularity: Granularity, timezone: string | undefined): string | undefined {
+export function checkTimezone(granularity: Granularity, timezone: unknown): string | undefined {
   if (timezone !== undefined && !isValidTimezone(timezone)) {
-    throw EnergyApiError.invalid(`"${String(timezone).slice(0, 64)}" is not a time zone name (use a TZ database name such as Europe/Berlin)`);
+    throw EnergyApiError.invalid(
+      `${describeValue(timezone, 64)} is not a time zone name as the TZ database spells it (the service is case-sensitive: for example Europe/Berlin)`,
+    );
   }
   if (isCalendarGranularity(granularity) && !timezone) {
     throw EnergyApiError.invalid(`a timezone is required for ${granularity} granularity (spec 4.8): set the device's timezone or give one`);
@@ -52,13 +54,20 @@ export function checkTimezone(granularity: Granularity, timezone: string | undef
   return timezone;
 }
 
-export function checkTimestamps(fromTs: number, toTs: number): void {
+/** Latest time the client asks about: 1 Jan 2100. Later times are mistakes (ms for s, 1e20, year 275760). */
+export const MAX_TIMESTAMP_S = Date.UTC(2100, 0, 1) / 1000;
+
+/** Refuses anything but two whole unix-second times, in order, before 2100; runs before any planning. */
+export function checkTimestamps(fromTs: unknown, toTs: unknown): void {
   for (const [name, value] of [['fromTs', fromTs], ['toTs', toTs]] as const) {
-    if (!Number.isInteger(value) || value < 0) {
-      throw EnergyApiError.invalid(`${name} must be a whole number of unix seconds; got ${value}`);
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+      throw EnergyApiError.invalid(`${name} must be a whole number of unix seconds; got ${describeValue(value)}`);
+    }
+    if (value > MAX_TIMESTAMP_S) {
+      throw EnergyApiError.invalid(`${name} ${value} lies after the year 2100: give unix seconds (not milliseconds) of a real date`);
     }
   }
-  if (toTs <= fromTs) throw EnergyApiError.invalid(`the range is empty: toTs (${toTs}) must be after fromTs (${fromTs})`);
+  if ((toTs as number) <= (fromTs as number)) throw EnergyApiError.invalid(`the range is empty: toTs (${toTs}) must be after fromTs (${fromTs})`);
 }
 
 /**

@@ -90,3 +90,46 @@ export function planLongRanges(fromTs: number, toTs: number, granularity: Granul
 export function planModbusRanges(fromTs: number, toTs: number, nowS: number): RangeQuery[] {
   return notInFuture(split(fromTs, toTs, MODBUS_MAX_SPAN_S, (ts) => ts), nowS);
 }
+
+/** Requests one range call may make unless its `maxRequests` says otherwise. */
+export const DEFAULT_MAX_REQUESTS = 100;
+
+export interface PlanCostQuery {
+  kind: 'short' | 'long' | 'modbus';
+  granularity?: Granularity;
+  fromTs: number;
+  toTs: number;
+  nowS: number;
+}
+
+/**
+ * Refuses a range that needs more than `maxRequests` requests, by arithmetic alone, before any
+ * planning: the fewest requests the span can take (whole spans of the limit, the part the planner
+ * would skip left out). Throws REQUEST_BUDGET naming the figure and the option.
+ */
+export function checkPlanCost(query: PlanCostQuery, maxRequests: number | undefined = DEFAULT_MAX_REQUESTS): void {
+  if (typeof maxRequests !== 'number' || !Number.isInteger(maxRequests) || maxRequests < 1) {
+    throw EnergyApiError.invalid(`maxRequests must be a whole number of at least 1, not ${String(typeof maxRequests === 'number' ? maxRequests : typeof maxRequests)}`);
+  }
+  const needed = fewestRequests(query);
+  if (needed > maxRequests) {
+    throw new EnergyApiError({
+      code: 'REQUEST_BUDGET',
+      message:
+        `this ${query.kind === 'long' ? `${query.granularity ?? '5m'} long energy` : query.kind === 'short' ? 'short energy' : 'modbus'} read ` +
+        `from ${formatTime(query.fromTs)} to ${formatTime(query.toTs)} needs at least ${needed} requests, more than maxRequests (${maxRequests}) allows: ` +
+        'narrow the range, choose a coarser granularity, or raise maxRequests',
+      sent: false,
+    });
+  }
+}
+
+function fewestRequests({ kind, granularity, fromTs, toTs, nowS }: PlanCostQuery): number {
+  const maxSpan = kind === 'short' ? SHORT_MAX_SPAN_S : kind === 'modbus' ? MODBUS_MAX_SPAN_S : LONG_MAX_SPAN_S[granularity ?? '5m'];
+  let start = fromTs;
+  if (kind === 'short') start = Math.max(fromTs, nowS - SHORT_RETENTION_S);
+  if (kind === 'long') start = Math.max(fromTs, LONG_ENERGY_EPOCH - 31 * DAY);
+  // Spans starting after now are never asked for.
+  const end = Math.min(toTs, nowS + maxSpan);
+  return end <= start ? 0 : Math.ceil((end - start) / maxSpan);
+}

@@ -19,8 +19,33 @@ const RELATIVE = /^([+-])\s*(\d+)\s*(s|sec|m|min|h|d|w|mo|y)$/i;
 /** Unix seconds below this are taken as seconds, above as milliseconds (year 5138 in seconds). */
 const MS_THRESHOLD = 1e11;
 
+/**
+ * A TZ database name spelt exactly as the database does. The service compares names case-sensitively,
+ * while luxon and Intl accept any case: a name that is a case variant of a canonical zone must equal
+ * it, and a link (US/Eastern, Etc/UTC) must start each part with a capital as the database does.
+ */
 export function isValidTimezone(zone: unknown): zone is string {
-  return typeof zone === 'string' && zone.length > 0 && zone.length <= 64 && IANAZone.isValidZone(zone);
+  if (typeof zone !== 'string' || zone.length === 0 || zone.length > 64 || !IANAZone.isValidZone(zone)) return false;
+  const canonical = canonicalZone(zone);
+  if (canonical === undefined) return false;
+  if (canonical === zone || canonicalZones().has(zone)) return true;
+  if (canonical.toLowerCase() === zone.toLowerCase()) return false;
+  const shouted = zone.includes('/') && zone === zone.toUpperCase();
+  return !shouted && zone.split('/').every((part) => /^[A-Z]/.test(part));
+}
+
+let zoneSet: Set<string> | undefined;
+function canonicalZones(): Set<string> {
+  zoneSet ??= new Set(Intl.supportedValuesOf('timeZone'));
+  return zoneSet;
+}
+
+function canonicalZone(zone: string): string | undefined {
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The one time parser: any user time to integer unix seconds. Throws INVALID_REQUEST with a readable reason. */

@@ -1,8 +1,9 @@
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import http from 'node:http';
 import https from 'node:https';
+import { setMaxListeners } from 'node:events';
 import { EnergyApiError, describeKey, type ApiErrorDetail, type RateLimitFacts } from './errors.js';
-import { header, sleep, type RateLimiter } from './limiter.js';
+import { header, linkSignals, resetInSeconds, sleep, type MarkSent, type RateLimiter } from './limiter.js';
 import { encodeQuery, type QueryParams } from './params.js';
 import type { RequestPriority } from './types.js';
 
@@ -18,6 +19,15 @@ export interface TransportOptions {
   backoffBaseMs?: number;
   backoffMaxMs?: number;
   now?: () => number;
+  /** Told before each wait for a retry (so a node can show that it is retrying). */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+export interface RetryInfo {
+  /** 1 for the first retry. */
+  attempt: number;
+  waitMs: number;
+  error: EnergyApiError;
 }
 
 export interface RequestSpec {
@@ -62,6 +72,7 @@ export class Transport {
   private readonly backoffMaxMs: number;
   private readonly now: () => number;
   private readonly closing = new AbortController();
+  private readonly onRetry?: (info: RetryInfo) => void;
 
   constructor(options: TransportOptions) {
     this.limiter = options.limiter;
@@ -70,6 +81,9 @@ export class Transport {
     this.backoffBaseMs = options.backoffBaseMs ?? 400;
     this.backoffMaxMs = options.backoffMaxMs ?? 8000;
     this.now = options.now ?? Date.now;
+    this.onRetry = options.onRetry;
+    // One listener per request in flight, each removed when its call ends.
+    setMaxListeners(0, this.closing.signal);
     this.agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
     this.http = axios.create({
       baseURL: options.baseUrl.replace(/\/+$/, ''),
@@ -86,16 +100,25 @@ export class Transport {
   }
 
   async request<T>(spec: RequestSpec): Promise<ApiResponse<T>> {
-    const signal = spec.signal ? AbortSignal.any([spec.signal, this.closing.signal]) : this.closing.signal;
+    const { signal, dispose } = linkSignals(spec.signal, this.closing.signal);
+    try {
+      return await this.attempts<T>(spec, signal);
+    } finally {
+      dispose();
+    }
+  }
+
+  private async attempts<T>(spec: RequestSpec, signal: AbortSignal): Promise<ApiResponse<T>> {
     const idempotent = spec.method === 'GET';
     for (let attempt = 0; ; attempt++) {
-      const outcome = await this.limiter.schedule(spec.priority ?? 'normal', () => this.attempt<T>(spec, signal), signal);
+      const outcome = await this.limiter.schedule(spec.priority ?? 'normal', (markSent) => this.attempt<T>(spec, signal, markSent), signal);
       if (outcome.kind === 'done') return outcome.response;
       const mayRetry = idempotent || !outcome.processed;
       if (!mayRetry || attempt >= this.maxRetries) throw outcome.error;
       const waitMs = outcome.waitMs ?? this.backoff(attempt);
       // A 429 concerns the whole key: every queued request waits, not only this one.
-      if (outcome.error.status === 429) this.limiter.pauseUntil(this.now() + waitMs);
+      if (outcome.error.status === 429) this.limiter.pauseFor(waitMs);
+      this.onRetry?.({ attempt: attempt + 1, waitMs, error: outcome.error });
       await sleep(waitMs, signal);
     }
   }
@@ -107,7 +130,7 @@ export class Transport {
     this.agents.https.destroy();
   }
 
-  private async attempt<T>(spec: RequestSpec, signal: AbortSignal): Promise<Attempt<T>> {
+  private async attempt<T>(spec: RequestSpec, signal: AbortSignal, markSent: MarkSent): Promise<Attempt<T>> {
     const url = spec.path + encodeQuery(spec.query ?? {});
     let response: AxiosResponse<string>;
     try {
@@ -117,11 +140,12 @@ export class Transport {
         data: spec.body === undefined ? undefined : JSON.stringify(spec.body),
         headers: spec.body === undefined ? undefined : { 'Content-Type': 'application/json' },
         signal,
+        transport: wireWatcher(markSent),
       });
     } catch (err) {
       return this.networkFailure(err, spec, signal);
     }
-    this.limiter.learn(response.headers as Record<string, unknown>);
+    if (response.status !== 429) this.limiter.learn(response.headers as Record<string, unknown>);
     return this.interpret<T>(response, spec);
   }
 
@@ -145,24 +169,34 @@ export class Transport {
     const headers = response.headers as Record<string, unknown>;
     const detail = firstDetail(body);
     const retryAfter = header(headers, 'retry-after');
-    const reset = header(headers, 'x-ratelimit-reset') ?? header(headers, 'x-ratelimit-tpsreset');
-    const bare = !detail && retryAfter === undefined && reset === undefined;
-    const scope: RateLimitFacts['scope'] = bare ? 'server' : detail?.code.endsWith('TPD') ? 'tpd' : 'tps';
+    const nowS = this.now() / 1000;
+    const tpsLimit = header(headers, 'x-ratelimit-tpslimit');
+    const tpdRemaining = header(headers, 'x-ratelimit-tpdremaining');
+    const genericReset = resetInSeconds(header(headers, 'x-ratelimit-reset'), nowS);
+    const tpsReset = resetInSeconds(header(headers, 'x-ratelimit-tpsreset'), nowS) ?? genericReset;
+    const tpdReset = resetInSeconds(header(headers, 'x-ratelimit-tpdreset'), nowS) ?? genericReset;
+    const code = detail?.code ?? '';
+    const daily = code.endsWith('TPD') || (!code.endsWith('TPS') && tpdRemaining === 0);
+    const keyed = detail !== undefined || retryAfter !== undefined || tpsReset !== undefined || tpsLimit !== undefined;
+    const scope: RateLimitFacts['scope'] = daily ? 'tpd' : keyed ? 'tps' : 'server';
+    const resetIn = scope === 'tpd' ? tpdReset : tpsReset;
     const rateLimit: RateLimitFacts = {
       scope,
-      limit: header(headers, 'x-ratelimit-limit'),
-      remaining: header(headers, 'x-ratelimit-remaining'),
-      resetAt: scope === 'tpd' ? header(headers, 'x-ratelimit-tpdreset') ?? reset : reset,
+      limit: header(headers, scope === 'tpd' ? 'x-ratelimit-tpdlimit' : 'x-ratelimit-tpslimit') ?? header(headers, 'x-ratelimit-limit'),
+      remaining: header(headers, scope === 'tpd' ? 'x-ratelimit-tpdremaining' : 'x-ratelimit-tpsremaining') ?? header(headers, 'x-ratelimit-remaining'),
+      resetAt: resetIn === undefined ? undefined : Math.ceil(nowS + resetIn),
       retryAfterSeconds: retryAfter,
     };
     const error = this.apiError(429, body, spec, rateLimit);
+    this.limiter.learn(headers, scope);
     if (scope === 'tpd') {
-      this.limiter.exhaustDailyBudget(rateLimit.resetAt);
+      this.limiter.exhaustDailyBudget(resetIn);
       throw error;
     }
+    if (scope === 'tps') this.limiter.widenMargin();
     let waitMs: number | undefined;
     if (retryAfter !== undefined) waitMs = retryAfter * 1000;
-    else if (reset !== undefined) waitMs = Math.max(0, reset * 1000 - this.now());
+    else if (resetIn !== undefined) waitMs = Math.max(0, resetIn * 1000);
     return { kind: 'retry', error, waitMs, processed: false };
   }
 
@@ -205,6 +239,16 @@ export class Transport {
     const ceiling = Math.min(this.backoffMaxMs, this.backoffBaseMs * 2 ** attempt);
     return ceiling / 2 + Math.random() * (ceiling / 2);
   }
+}
+
+/** Node's http/https, noting the moment the request is fully written (what the limiter counts). */
+function wireWatcher(markSent: MarkSent) {
+  const request = (options: http.RequestOptions & { protocol?: string }, callback: (res: http.IncomingMessage) => void) => {
+    const req = (options.protocol === 'https:' ? https : http).request(options, callback);
+    req.once('finish', markSent);
+    return req;
+  };
+  return { request };
 }
 
 function parseJson(text: unknown): { ok: true; value: unknown } | { ok: false } {

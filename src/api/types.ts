@@ -202,6 +202,8 @@ export interface RateLimitState {
   queued: number;
   /** True while the client waits after a 429. */
   throttled: boolean;
+  /** Ms added to the one-second window as a safety margin (widened after a 429 TPS). */
+  marginMs: number;
 }
 
 /** Scheduling priority: interactive requests (switch commands) overtake bulk history reads. */

@@ -75,6 +75,8 @@ const updateSchema = {
   },
 } as const;
 
+const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
+
 const ajv = new Ajv({ allErrors: true, strict: false });
 const validateShape = ajv.compile<DeviceUpdate>(updateSchema as unknown as JSONSchemaType<DeviceUpdate>);
 
@@ -194,6 +196,10 @@ function deviceRules(update: DeviceUpdate, { deviceId, device, categoryIds }: Up
       problems.push(`comms.wifi: WiFi settings exist only on the 6MW and 6MW-CER: device ${deviceId} is a ${device.model}`);
     } else if (device?.firmwareVersion && !device.uninitialised && !firmwareAtLeast(device.firmwareVersion, WIFI_MIN_FIRMWARE)) {
       problems.push(`comms.wifi: WiFi settings need firmware ${WIFI_MIN_FIRMWARE} or later: device ${deviceId} has ${device.firmwareVersion}`);
+    }
+    for (const field of ['ssid', 'psk'] as const) {
+      // Never echo the value: a psk is a secret.
+      if (typeof wifi[field] === 'string' && CONTROL_CHARS.test(wifi[field])) problems.push(`comms.wifi.${field} must not contain control characters (line breaks, tabs, NUL)`);
     }
     if (wifi.ssid === '' && wifi.psk !== undefined && wifi.psk !== '') problems.push('comms.wifi: to turn WiFi off send both ssid and psk as empty strings');
     if (wifi.psk === '' && wifi.ssid !== '') problems.push('comms.wifi.psk: an empty psk only turns WiFi off, together with an empty ssid');

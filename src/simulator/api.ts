@@ -77,7 +77,7 @@ export function handleApi(ctx: ApiContext, req: ApiRequest): Reply {
     if (edge !== undefined) throw notFound();
     if (id === undefined || id === 'channel-categories' || id === 'models') {
       if (req.method !== 'GET') throw methodNotAllowed('GET');
-      if (id === undefined) return ok(req.grant.devices.filter((d) => ctx.devices.has(d)));
+      if (id === undefined) return ok(req.grant.devices.filter((d) => ctx.devices.has(d)).sort());
       return ok(id === 'models' ? MODELS : CATEGORIES);
     }
     if (['channel-categories', 'models'].includes(id.toLowerCase())) throw notFound();

@@ -1,14 +1,76 @@
 #!/usr/bin/env node
-/** `npm run simulator`: the simulator on PORT (default 8787) with the real clock. */
-import { SIM_DEVICES, SIM_KEYS, startSimulator } from './index.js';
+/** `npm run simulator` / `npx energy-api-simulator`: the simulator on the real clock. */
+import { parseArgs } from 'node:util';
 import { createFleet } from './fleet.js';
+import { SIM_DEVICES, SIM_KEYS, startSimulator, type SimulatorOptions } from './index.js';
+import type { HeaderStyle } from './types.js';
+
+const HELP = `Usage: energy-api-simulator [options]
+
+Simulates the energy-monitoring API v3 (base address http://HOST:PORT/v3) with a fleet of
+believable sites, on the real clock.
+
+Options:
+  --port <n>             port to listen on (default: env PORT or 8787; 0 = any free port)
+  --host <address>       address to listen on (default 127.0.0.1)
+  --state-file <path>    keep PATCHed values, switch states and switch history in this JSON file
+                         across restarts (default: none, every start is fresh)
+  --header-style <form>  rate-limit headers: live (default, X-RateLimit-Tps*/Tpd*, resets in
+                         seconds remaining), spec (X-RateLimit-Limit/Remaining/Reset, unix time)
+                         or both
+  --seed <n>             seed of the sites' weather and habits (default 1)
+  --tps <n>              requests per second per key (default 5)
+  --tpd <n>              requests per day per key (default 10000)
+  --help                 print this help
+
+Demo API key (full access): ${SIM_KEYS.full}
+Other keys: read-only ${SIM_KEYS.readOnly}, no switching ${SIM_KEYS.writeNoSwitch}
+Control (no key): /__sim/{log,clock,faults,outage,report/<id>,reset,limits}
+`;
+
+function number(name: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isFinite(n)) throw new Error(`--${name} must be a number, got ${text}`);
+  return n;
+}
+
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv): SimulatorOptions | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string' }, host: { type: 'string' }, 'state-file': { type: 'string' }, 'header-style': { type: 'string' },
+      seed: { type: 'string' }, tps: { type: 'string' }, tpd: { type: 'string' }, help: { type: 'boolean' },
+    },
+    strict: true,
+  });
+  if (values.help) return 'help';
+  const style = values['header-style'];
+  if (style !== undefined && style !== 'live' && style !== 'spec' && style !== 'both') {
+    throw new Error(`--header-style must be live, spec or both, got ${style}`);
+  }
+  return {
+    port: number('port', values.port ?? env.PORT) ?? 8787,
+    host: values.host ?? '127.0.0.1',
+    stateFile: values['state-file'],
+    headerStyle: style as HeaderStyle | undefined,
+    seed: number('seed', values.seed),
+    tps: number('tps', values.tps),
+    tpd: number('tpd', values.tpd),
+  };
+}
 
 async function main(): Promise<void> {
-  const port = Number(process.env.PORT ?? 8787);
-  const sim = await startSimulator({ port, host: '127.0.0.1' });
-  const models = new Map(createFleet().map((d) => [d.id, d.model]));
+  const options = parseCli(process.argv.slice(2), process.env);
+  if (options === 'help') {
+    process.stdout.write(HELP);
+    return;
+  }
+  const sim = await startSimulator(options);
+  const models = new Map(createFleet({ seed: 1, since: 0 }).map((d) => [d.id, d.model]));
   console.log(`Energy API simulator listening at ${sim.baseUrl}`);
   console.log(`Demo API key (full access): ${SIM_KEYS.full}`);
+  if (options.stateFile) console.log(`State file: ${options.stateFile}`);
   console.log('Devices:');
   for (const [name, id] of Object.entries(SIM_DEVICES)) console.log(`  ${id}  ${models.get(id)?.padEnd(8)} ${name}`);
   console.log(`Control: ${sim.url}/__sim/{log,clock,faults,outage,report/<id>,reset,limits}`);
@@ -19,7 +81,9 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}

@@ -1,7 +1,7 @@
 /** GET /short-energy/{id}[/first|/latest] and /long-energy/{id}[/first|/latest] (spec 4.6 to 4.9). */
 import type { Granularity } from '../api/types.js';
 import { isGranularity, isValidZone, MAX_SPAN, maxToTs, needsTimezone } from './buckets.js';
-import { longEntries, SHORT_RETENTION, shortEntries } from './energyRange.js';
+import { longEntries, RECORD, SHORT_RETENTION, shortEntries } from './energyRange.js';
 import { formatEntry, parseEnergyOptions, type EnergyOptions, type RawEntry } from './energyOptions.js';
 import { badRequest, unprocessable } from './errors.js';
 import { checkRange, single, timestampParam, type QueryParams } from './query.js';
@@ -10,7 +10,6 @@ import { noContent, ok, type Reply } from './reply.js';
 import type { SimDevice } from './types.js';
 
 const HOUR = 3600;
-const WEEK = 7 * 86400;
 
 export type Edge = 'first' | 'latest';
 
@@ -33,11 +32,22 @@ function formatOne(dev: SimDevice, entry: RawEntry | undefined, opts: EnergyOpti
   return entry ? ok(formatEntry(entry, opts, groups)) : noContent();
 }
 
+/**
+ * The live service's defaults: without fromTs the hour before toTs (or before now); without toTs
+ * now when fromTs is more than an hour ago, otherwise fromTs plus an hour.
+ */
+function shortRange(from: number | undefined, to: number | undefined, now: number): { fromTs: number; toTs: number } {
+  if (from === undefined) {
+    const toTs = to ?? now;
+    return { fromTs: toTs - HOUR, toTs };
+  }
+  return { fromTs: from, toTs: to ?? (from < now - HOUR ? now : from + HOUR) };
+}
+
 export function shortEnergyList(dev: SimDevice, now: number, params: QueryParams, spanLimits = true): Reply {
   const opts = parseEnergyOptions(params, false);
   const nowInt = Math.floor(now);
-  const fromTs = timestampParam(params, 'fromTs') ?? nowInt - HOUR;
-  const toTs = timestampParam(params, 'toTs') ?? fromTs + HOUR;
+  const { fromTs, toTs } = shortRange(timestampParam(params, 'fromTs'), timestampParam(params, 'toTs'), nowInt);
   checkRange(fromTs, toTs);
   if (spanLimits && toTs - fromTs > 12 * HOUR) throw unprocessable('The requested time period is greater than 12 hours');
   groupIndexes(dev, opts);
@@ -53,9 +63,14 @@ export function shortEnergyEdge(dev: SimDevice, now: number, params: QueryParams
   const end = dataEnd(dev, now);
   const iv = dev.interval;
   const earliest = Math.ceil(Math.max(dev.dataStart + iv, nowInt - SHORT_RETENTION) / iv) * iv;
-  const at = edge === 'first' ? earliest : end;
-  const entries = at >= earliest && at <= end ? shortEntries(dev, nowInt, end, at, at + 1) : [];
-  return formatOne(dev, entries[0], opts);
+  // Entries can be missing (lost on the way): look a few slots further for the edge.
+  const window = 20 * iv;
+  const entries = earliest > end
+    ? []
+    : edge === 'first'
+      ? shortEntries(dev, nowInt, end, earliest, earliest + window)
+      : shortEntries(dev, nowInt, end, Math.max(earliest, end - window), end + 1);
+  return formatOne(dev, edge === 'first' ? entries[0] : entries[entries.length - 1], opts);
 }
 
 function granularityParam(params: QueryParams): Granularity {
@@ -76,10 +91,14 @@ export function longEnergyList(dev: SimDevice, now: number, params: QueryParams,
   const opts = parseEnergyOptions(params, false);
   const g = granularityParam(params);
   const zone = timezoneParam(params, g);
-  const fromTs = timestampParam(params, 'fromTs') ?? dev.dataStart;
-  const toTs = timestampParam(params, 'toTs') ?? fromTs + WEEK;
-  checkRange(fromTs, toTs);
   const span = MAX_SPAN[g];
+  const givenFrom = timestampParam(params, 'fromTs');
+  const givenTo = timestampParam(params, 'toTs');
+  if (givenFrom === 0 && givenTo !== undefined && givenTo !== 0) throw unprocessable('The provided fromTs or toTs value was invalid');
+  // Defaults of the live service: the first record, and the granularity's maximum span after fromTs.
+  const fromTs = givenFrom ?? dev.dataStart;
+  const toTs = givenTo ?? maxToTs(fromTs, span.amount, span.unit);
+  checkRange(fromTs, toTs);
   if (spanLimits && toTs > maxToTs(fromTs, span.amount, span.unit)) {
     throw unprocessable(`The requested time period is greater than ${span.amount} ${span.unit}`);
   }
@@ -94,8 +113,9 @@ export function longEnergyEdge(dev: SimDevice, now: number, params: QueryParams,
   if (dev.uninitialised) return noContent();
   const end = dataEnd(dev, now);
   if (end <= dev.dataStart) return noContent();
-  const bucket = 300;
-  const from = edge === 'first' ? dev.dataStart : Math.floor((end - 1) / bucket) * bucket;
-  const entries = longEntries(dev, end, '5m', 'utc', from, from + bucket);
+  const lastRecordEnd = Math.floor(end / RECORD) * RECORD;
+  if (lastRecordEnd <= dev.dataStart) return noContent();
+  const from = edge === 'first' ? dev.dataStart : lastRecordEnd - RECORD;
+  const entries = longEntries(dev, end, '5m', 'utc', from, from + RECORD);
   return formatOne(dev, edge === 'first' ? entries[0] : entries[entries.length - 1], opts);
 }

@@ -1,66 +1,133 @@
-/** Short and long energy entries of a device (spec 2.9, 2.10). */
+/**
+ * Short and long energy entries of a device (spec 2.9, 2.10), read from the site's 5-minute
+ * records (site/day.ts): long entries add whole records, short entries are the records' 30-second
+ * slots, some of them lost on the way as UDP delivery loses them.
+ */
 import type { Granularity } from '../api/types.js';
 import { forEachBucket } from './buckets.js';
-import { countersAt, diff, frequencyAt, instantAt, iRmsAt, rangeOver, vRmsAt, type Counters, type Instant } from './energyModel.js';
+import { frequencyAt, round } from './energyModel.js';
 import type { RawEntry } from './energyOptions.js';
+import { hashText, noise } from './site/random.js';
+import { DAY, dayData, RECORD, RECORDS_PER_DAY, SLOT, slotsOfRecord, type DayData } from './site/day.js';
 import type { SimDevice } from './types.js';
 
+export { RECORD } from './site/day.js';
 export const SHORT_RETENTION = 31 * 86400;
 
-function net(pos: number[], neg: number[]): number[] {
-  return pos.map((p, i) => p - neg[i]);
+/** Mains voltage of the device at t (the same on every channel). */
+function voltsAt(dev: SimDevice, t: number): number {
+  const seed = dev.id.charCodeAt(12);
+  return 230 + 2.5 * Math.sin((2 * Math.PI * (t % DAY)) / DAY + seed) + 0.7 * Math.sin((2 * Math.PI * (t % 1370)) / 1370);
 }
 
-function shortEntry(dev: SimDevice, before: Counters, after: Counters, ts: number, duration: number): RawEntry {
-  const realPos = diff(before.realPos, after.realPos);
-  const realNeg = diff(before.realNeg, after.realNeg);
-  const reactivePos = diff(before.reactivePos, after.reactivePos);
-  const reactiveNeg = diff(before.reactiveNeg, after.reactiveNeg);
-  return {
-    timestamp: ts,
-    duration,
-    frequency: frequencyAt(dev, ts),
-    energy: [['eReal', net(realPos, realNeg)], ['eReactive', net(reactivePos, reactiveNeg)]],
-    volts: [['vRMS', vRmsAt(dev, ts)]],
-    amps: [['iRMS', iRmsAt(dev, ts)]],
-  };
+/** Reads records in time order, keeping the current day at hand. */
+class RecordReader {
+  private current: DayData | undefined;
+
+  constructor(private readonly dev: SimDevice) {}
+
+  day(record: number): DayData {
+    const day = Math.floor(record / RECORDS_PER_DAY);
+    if (this.current?.day !== day) this.current = dayData(this.dev, day);
+    return this.current;
+  }
+}
+
+/** Whether the short entry ending at ts never arrived (seeded, `dev.shortLoss` of them). */
+function lost(dev: SimDevice, ts: number): boolean {
+  return dev.shortLoss > 0 && noise(dev.seed, hashText(dev.id) ^ 0x10, ts / SLOT) < dev.shortLoss;
 }
 
 /** Short entries with fromTs <= timestamp < toTs among those that exist at sim time `now`. */
 export function shortEntries(dev: SimDevice, now: number, end: number, fromTs: number, toTs: number): RawEntry[] {
-  const iv = dev.interval;
+  const iv = SLOT;
   const earliest = Math.max(dev.dataStart + iv, now - SHORT_RETENTION, fromTs);
   const out: RawEntry[] = [];
-  let ts = Math.ceil(earliest / iv) * iv;
-  let before = countersAt(dev, ts - iv);
-  for (; ts < toTs && ts <= end; ts += iv) {
-    const after = countersAt(dev, ts);
-    out.push(shortEntry(dev, before, after, ts, iv));
-    before = after;
+  const reader = new RecordReader(dev);
+  const n = dev.channels.length;
+  let cachedRecord = Number.NaN;
+  let real: number[][] = [];
+  let reactive: number[][] = [];
+  for (let ts = Math.ceil(earliest / iv) * iv; ts < toTs && ts <= end; ts += iv) {
+    if (lost(dev, ts)) continue;
+    const start = ts - iv;
+    const record = Math.floor(start / RECORD);
+    if (record !== cachedRecord) {
+      const d = reader.day(record);
+      const r = record - d.day * RECORDS_PER_DAY;
+      real = [];
+      reactive = [];
+      for (let c = 0; c < n; c++) {
+        real.push(slotsOfRecord(dev, d, c, r, 'real'));
+        reactive.push(slotsOfRecord(dev, d, c, r, 'reactive'));
+      }
+      cachedRecord = record;
+    }
+    const s = (start - record * RECORD) / iv;
+    const volts = voltsAt(dev, ts);
+    const v = round(volts, 2);
+    const eReal = real.map((parts) => parts[s]);
+    out.push({
+      timestamp: ts,
+      duration: iv,
+      frequency: frequencyAt(ts),
+      energy: [['eReal', eReal], ['eReactive', reactive.map((parts) => parts[s])]],
+      volts: [['vRMS', eReal.map(() => v)]],
+      amps: [['iRMS', eReal.map((e) => round(Math.abs(e) / iv / volts, 3))]],
+    });
   }
   return out;
 }
 
-interface Boundary {
-  t: number;
-  counters: Counters;
-  instant: Instant;
-}
-
-function boundaryAt(dev: SimDevice, t: number): Boundary {
-  return { t, counters: countersAt(dev, t), instant: instantAt(dev, t) };
-}
-
-function longEntry(dev: SimDevice, start: Boundary, end: Boundary): RawEntry {
-  const a = start.t;
-  const b = end.t;
-  const before = start.counters;
-  const after = end.counters;
-  const realPos = diff(before.realPos, after.realPos);
-  const realNeg = diff(before.realNeg, after.realNeg);
-  const reactivePos = diff(before.reactivePos, after.reactivePos);
-  const reactiveNeg = diff(before.reactiveNeg, after.reactiveNeg);
-  const { v, i } = rangeOver(dev, a, b, start.instant, end.instant);
+/** Sums of whole records over [a, b) (multiples of 300) and their ranges of volts and amps. */
+function longEntry(dev: SimDevice, reader: RecordReader, a: number, b: number): RawEntry {
+  const n = dev.channels.length;
+  const zeros = (): number[] => new Array<number>(n).fill(0);
+  const realPos = zeros();
+  const realNeg = zeros();
+  const reactivePos = zeros();
+  const reactiveNeg = zeros();
+  const vMin = new Array<number>(n).fill(Infinity);
+  const vMax = new Array<number>(n).fill(-Infinity);
+  const iMin = new Array<number>(n).fill(Infinity);
+  const iMax = new Array<number>(n).fill(-Infinity);
+  for (let record = a / RECORD; record < b / RECORD; record++) {
+    const d = reader.day(record);
+    const r = record - d.day * RECORDS_PER_DAY;
+    const t = record * RECORD;
+    const v1 = voltsAt(dev, t);
+    const v2 = voltsAt(dev, t + RECORD);
+    const low = Math.min(v1, v2) - 0.4;
+    const high = Math.max(v1, v2) + 0.4;
+    for (let c = 0; c < n; c++) {
+      const e = d.real[c][r];
+      const q = d.reactive[c][r];
+      if (e >= 0) realPos[c] += e;
+      else realNeg[c] -= e;
+      if (q >= 0) reactivePos[c] += q;
+      else reactiveNeg[c] -= q;
+      const amps = Math.abs(e) / RECORD / low;
+      const slots = d.slots[c];
+      let lo = amps * 0.8;
+      let hi = amps * 1.25;
+      if (slots) {
+        lo = Infinity;
+        hi = 0;
+        for (let s = 0; s < RECORD / SLOT; s++) {
+          const slotAmps = Math.abs(slots[r * (RECORD / SLOT) + s]) / SLOT / low;
+          lo = Math.min(lo, slotAmps);
+          hi = Math.max(hi, slotAmps * 1.05);
+        }
+      }
+      vMin[c] = Math.min(vMin[c], low);
+      vMax[c] = Math.max(vMax[c], high);
+      iMin[c] = Math.min(iMin[c], lo);
+      iMax[c] = Math.max(iMax[c], hi);
+    }
+  }
+  const net = (pos: number[], neg: number[]): number[] => pos.map((p, c) => p - neg[c]);
+  const r2 = (xs: number[]): number[] => xs.map((x) => round(x, 2));
+  const r3 = (xs: number[]): number[] => xs.map((x) => round(x, 3));
   return {
     timestamp: b,
     duration: b - a,
@@ -68,8 +135,8 @@ function longEntry(dev: SimDevice, start: Boundary, end: Boundary): RawEntry {
       ['eReal', net(realPos, realNeg)], ['eRealPositive', realPos], ['eRealNegative', realNeg],
       ['eReactive', net(reactivePos, reactiveNeg)], ['eReactivePositive', reactivePos], ['eReactiveNegative', reactiveNeg],
     ],
-    volts: [['vRMSMin', v.min], ['vRMSMax', v.max]],
-    amps: [['iRMSMin', i.min], ['iRMSMax', i.max]],
+    volts: [['vRMSMin', r2(vMin)], ['vRMSMax', r2(vMax)]],
+    amps: [['iRMSMin', r3(iMin)], ['iRMSMax', r3(iMax)]],
   };
 }
 
@@ -78,19 +145,18 @@ function longEntry(dev: SimDevice, start: Boundary, end: Boundary): RawEntry {
  * ([dataStart, end)); the entry's timestamp is the end of the covered part.
  */
 export function longEntries(dev: SimDevice, end: number, g: Granularity, zone: string, fromTs: number, toTs: number): RawEntry[] {
-  const lo = Math.max(fromTs, dev.dataStart);
-  const hi = Math.min(toTs, end);
+  // Only whole 5-minute records inside [fromTs, toTs) count; the one in progress does not exist yet.
+  const lo = Math.ceil(Math.max(fromTs, dev.dataStart) / RECORD) * RECORD;
+  const hi = Math.floor(Math.min(toTs, end) / RECORD) * RECORD;
   const out: RawEntry[] = [];
   if (hi <= lo) return out;
-  let previous: Boundary | undefined;
+  const reader = new RecordReader(dev);
   forEachBucket(g, zone, lo, hi, (bStart, bEnd) => {
-    const a = Math.max(bStart, lo);
-    const b = Math.min(bEnd, hi);
+    // Local calendar boundaries of zones with odd offsets still cut at whole records.
+    const a = Math.ceil(Math.max(bStart, lo) / RECORD) * RECORD;
+    const b = Math.ceil(Math.min(bEnd, hi) / RECORD) * RECORD;
     if (b <= a) return;
-    const start = previous !== undefined && previous.t === a ? previous : boundaryAt(dev, a);
-    const end = boundaryAt(dev, b);
-    out.push(longEntry(dev, start, end));
-    previous = end;
+    out.push(longEntry(dev, reader, a, b));
   });
   return out;
 }

@@ -1,15 +1,15 @@
 /** The deterministic simulated fleet, its API keys and what each key may do. */
 import type { ContactorType, DeviceModel } from '../api/types.js';
-import { modelInfo } from './catalog.js';
-import { assertWaveSupported, type ChannelPower } from './power.js';
+import { CATEGORY, modelInfo } from './catalog.js';
+import type { ChannelRole } from './site/roles.js';
 import type { CellularRadio, SimChannel, SimDevice, SimSwitch, WifiRadio } from './types.js';
 
 export const SIM_KEYS = {
-  full: 'sim-full-0123456789abcdef01',
-  readOnly: 'sim-read-0123456789abcdef02',
-  writeNoSwitch: 'sim-wnsw-0123456789abcdef03',
-  subset: 'sim-subs-0123456789abcdef04',
-  disabled: 'sim-disa-0123456789abcdef05',
+  full: 'key_a3c3fe2bd797d8a6e9436afbfcfd4ae2',
+  readOnly: 'key_704ad9266b9c300b87fe3ded8c5eee43',
+  writeNoSwitch: 'key_76e229ba557705d64dcf89c9241893e4',
+  subset: 'key_04d6179e66869958145894d3f9556575',
+  disabled: 'key_9e515660f4fadb2bd196ba413fef38e2',
 } as const;
 
 export const SIM_DEVICES = {
@@ -44,25 +44,8 @@ export const MODBUS_METER_CHANGE_AT = Date.UTC(2026, 5, 1) / 1000;
 /** Last time the dual-transport devices were heard over their inactive transport. */
 const INACTIVE_TRANSPORT_HEARD_AT = Date.UTC(2025, 2, 14, 9, 26, 53) / 1000 + 0.5;
 
-interface ChannelSpec {
-  label: string;
-  categoryId: number;
-  ctRating: number;
-}
-
-/** Consumption that never goes negative; `seed` spreads the shapes between channels. */
-function load(watts: number, seed: number): ChannelPower {
-  const real = { base: watts, daily: 0.55 * watts, dailyPhase: seed * 0.9, hourly: 0.2 * watts, hourlyPhase: seed * 1.7 };
-  const reactive = { base: 0.3 * watts, daily: 0.1 * watts, dailyPhase: seed * 0.4 + 1, hourly: 0.05 * watts, hourlyPhase: seed };
-  return { real, reactive };
-}
-
-/** A channel that imports at night and exports by day (solar), so eRealNegative is non-zero. */
-function solar(peakExport: number, seed: number): ChannelPower {
-  const real = { base: -0.35 * peakExport, daily: -0.65 * peakExport, dailyPhase: seed * 0.3, hourly: 0, hourlyPhase: 0 };
-  const reactive = { base: 40, daily: 120, dailyPhase: seed * 0.5 + 2, hourly: 0, hourlyPhase: 0 };
-  return { real, reactive };
-}
+/** label, categoryId, what the channel measures. */
+type ChannelSpec = [string, number, ChannelRole];
 
 function cellularRadio(mode: '3G' | '4G', n: number, rsrq: number, rsrp: number, rssi: number): CellularRadio {
   return {
@@ -90,14 +73,10 @@ interface DeviceSpec {
   wifi?: WifiRadio;
   activeVia?: 'cellular' | 'wifi';
   channels: ChannelSpec[];
-  power: ChannelPower[];
+  ctRating: number;
   phasesCount: 0 | 1 | 2 | 3 | null;
   switches?: Array<Partial<SimSwitch> & { contactorType: ContactorType }>;
   modbus?: boolean;
-}
-
-function channelSpecs(labels: Array<[string, number]>, ctRating: number): ChannelSpec[] {
-  return labels.map(([label, categoryId]) => ({ label, categoryId, ctRating }));
 }
 
 /** Default grouping for a count (spec 2.5), as channel numbers. */
@@ -108,16 +87,26 @@ export function defaultGrouping(channelsCount: number, count: 1 | 2 | 3): number
   return groups;
 }
 
-function build(spec: DeviceSpec): SimDevice {
+export interface FleetOptions {
+  /** Seed of every site's weather and habits. */
+  seed: number;
+  /** Sim time the simulator started: switch states hold from here; before it, the loads followed their timers. */
+  since: number;
+  /** Share of short entries lost (UDP delivery); default 0.03. */
+  shortLoss?: number;
+}
+
+function build(spec: DeviceSpec, fleet: FleetOptions): SimDevice {
   const info = modelInfo(spec.model);
   if (spec.channels.length !== info.channelsCount) throw new Error(`channel count of ${spec.id}`);
-  spec.power.forEach((p) => { assertWaveSupported(p.real); assertWaveSupported(p.reactive); });
-  const channels: SimChannel[] = spec.channels.map((c, i) => ({
-    id: `${spec.id}_C${i + 1}`, label: c.label, ctRating: c.ctRating, categoryId: c.categoryId, ctQueue: [],
+  const channels: SimChannel[] = spec.channels.map(([label, categoryId], i) => ({
+    id: `${spec.id}_C${i + 1}`, label, ctRating: spec.ctRating, categoryId, ctQueue: [],
   }));
   const switches: SimSwitch[] = (spec.switches ?? []).map((s, i) => ({
     id: `${spec.id}_S${i + 1}`,
     state: s.state ?? 'open',
+    initialState: s.state ?? 'open',
+    history: [],
     label: s.label ?? '',
     contactorType: s.contactorType,
     closedStateLabel: s.closedStateLabel ?? 'On',
@@ -144,7 +133,11 @@ function build(spec: DeviceSpec): SimDevice {
     grouping,
     switches,
     dataStart: DATA_START,
-    power: spec.power,
+    roles: spec.channels.map(([, , role]) => role),
+    seed: fleet.seed,
+    shortLoss: fleet.shortLoss ?? 0.03,
+    since: fleet.since,
+    switchChanges: [],
     modbus: spec.modbus ? { changeAt: MODBUS_METER_CHANGE_AT, before: 'PMC-220', after: 'PMC-340B' } : undefined,
     outages: [],
     manualReportAt: null,
@@ -152,50 +145,65 @@ function build(spec: DeviceSpec): SimDevice {
   };
 }
 
-const SIX_CIRCUITS: Array<[string, number]> = [
-  ['Grid', 1], ['Solar', 2], ['Hot water', 3], ['Air conditioner', 4], ['Lights', 5], ['Kitchen', 7],
-];
-const sixLoads = (seed: number): ChannelPower[] => [
-  load(1400, seed), solar(3200, seed), load(900, seed + 2), load(1100, seed + 3), load(250, seed + 4), load(600, seed + 5),
-];
+const none = (): ChannelRole => ({ kind: 'none' });
+const GRID: ChannelRole = { kind: 'grid' };
+const C = CATEGORY;
 
 /** A fresh copy of the initial fleet. */
-export function createFleet(): SimDevice[] {
+export function createFleet(fleet: FleetOptions): SimDevice[] {
   return [
     build({
       id: SIM_DEVICES.meter3M, model: '3M', label: 'Sydney house', timezone: 'Australia/Sydney', firmwareVersion: '1.4.2',
       cellular: cellularRadio('3G', 1, 0, 0, -93),
-      channels: channelSpecs([['Mains', 1], ['Solar', 2], ['Pool', 8]], 120),
-      power: [load(1800, 1), solar(4000, 1), load(700, 3)],
+      channels: [['Grid', C.grid, GRID], ['Solar', C.solar, { kind: 'solar', kwp: 5 }], ['House', C.lightingAndPower, { kind: 'house', scale: 1 }]],
+      ctRating: 120,
       phasesCount: 1,
-    }),
+    }, fleet),
     build({
-      id: SIM_DEVICES.switch6M3SW, model: '6M+3SW', label: 'Berlin workshop', timezone: 'Europe/Berlin', firmwareVersion: '1.5.0',
+      id: SIM_DEVICES.switch6M3SW, model: '6M+3SW', label: 'Solar home', timezone: 'Australia/Sydney', firmwareVersion: '1.5.0',
       cellular: cellularRadio('4G', 2, -9, -85, -61),
-      channels: channelSpecs(SIX_CIRCUITS, 200),
-      power: sixLoads(2),
+      channels: [
+        ['Grid', C.grid, GRID],
+        ['Solar', C.solar, { kind: 'solar', kwp: 6.6 }],
+        ['Hot water', C.hotWater, { kind: 'hotwater', watts: 3600, switchIndex: 0 }],
+        ['Pool pump', C.poolPump, { kind: 'pool', watts: 1100, switchIndex: 1 }],
+        ['EV charger', C.electricVehicle, { kind: 'ev', watts: 7200, switchIndex: 2 }],
+        ['House', C.lightingAndPower, { kind: 'house', scale: 1.1 }],
+      ],
+      ctRating: 60,
       phasesCount: 3,
       switches: [
-        { contactorType: 'NO', label: 'Heat pump', state: 'closed' },
-        { contactorType: 'NC', label: 'Boiler', state: 'open', closedStateLabel: 'Heating', openStateLabel: 'Idle' },
+        { contactorType: 'NO', label: 'Hot water', state: 'open' },
+        { contactorType: 'NC', label: 'Pool pump', state: 'open' },
         { contactorType: 'NO', label: 'EV charger', state: 'open' },
       ],
-    }),
+    }, fleet),
     build({
       id: SIM_DEVICES.modbus6MOne, model: '6M+One', label: 'Factory main board', timezone: 'Australia/Melbourne', firmwareVersion: '1.5.0',
       cellular: cellularRadio('4G', 3, -7, -95, -70),
-      channels: channelSpecs(SIX_CIRCUITS, 400),
-      power: sixLoads(5),
+      channels: [
+        ['Grid', C.grid, GRID],
+        ['Rooftop solar', C.solar, { kind: 'solar', kwp: 30 }],
+        ['Air conditioning', C.airConditioning, { kind: 'aircon', kw: 18, business: true }],
+        ['Lighting', C.lighting, { kind: 'lighting', watts: 4200, business: true }],
+        ['Workshop power', C.power, { kind: 'business', watts: 16000 }],
+        ['Canteen oven', C.oven, { kind: 'oven', watts: 6000, business: true }],
+      ],
+      ctRating: 400,
       phasesCount: 3,
       modbus: true,
-    }),
+    }, fleet),
     build({
       id: SIM_DEVICES.rogowski3RM, model: '3RM', label: 'Substation feeder', timezone: 'Australia/Brisbane', firmwareVersion: '1.3.7',
       cellular: cellularRadio('4G', 4, -11, -101, -75),
-      channels: channelSpecs([['Feeder L1', 1], ['Feeder L2', 1], ['Feeder L3', 1]], 3000),
-      power: [load(42000, 7), load(39000, 8), load(45000, 9)],
+      channels: [
+        ['Feeder L1', C.grid, { kind: 'feeder', kw: 42 }],
+        ['Feeder L2', C.grid, { kind: 'feeder', kw: 39 }],
+        ['Feeder L3', C.grid, { kind: 'feeder', kw: 45 }],
+      ],
+      ctRating: 3000,
       phasesCount: 3,
-    }),
+    }, fleet),
     build({
       id: SIM_DEVICES.wifi6MW, model: '6MW', label: 'Office WiFi meter', timezone: 'Europe/London', firmwareVersion: '0.13.2',
       cellular: { ...cellularRadio('4G', 5, -6.5, -90, -63), lastHeardAt: INACTIVE_TRANSPORT_HEARD_AT },
@@ -205,10 +213,17 @@ export function createFleet(): SimDevice[] {
         lastHeardAt: null, queue: [],
       },
       activeVia: 'wifi',
-      channels: channelSpecs(SIX_CIRCUITS, 120),
-      power: sixLoads(11),
+      channels: [
+        ['Grid', C.grid, GRID],
+        ['Solar', C.solar, { kind: 'solar', kwp: 4 }],
+        ['Heat pump', C.airConditioning, { kind: 'aircon', kw: 5, business: true }],
+        ['Lighting', C.lighting, { kind: 'lighting', watts: 900, business: true }],
+        ['Desks', C.power, { kind: 'business', watts: 2400 }],
+        ['Kitchenette', C.oven, { kind: 'oven', watts: 2000, business: true }],
+      ],
+      ctRating: 120,
       phasesCount: 2,
-    }),
+    }, fleet),
     build({
       id: SIM_DEVICES.cer6MWCER, model: '6MW-CER', label: 'Solar export limiter', timezone: 'Australia/Adelaide', firmwareVersion: '0.12.1',
       cellular: cellularRadio('4G', 6, -13, -99, -79),
@@ -216,26 +231,33 @@ export function createFleet(): SimDevice[] {
         ssid: '', pskUpdatedAt: null, ipAddress: '', gateway: '', subnetMask: '', macAddress: '24:0A:C4:5E:40:01',
         rssi: 0, lastHeardAt: null, queue: [],
       },
-      channels: channelSpecs(SIX_CIRCUITS, 60),
-      power: sixLoads(13),
+      channels: [
+        ['Grid', C.grid, GRID],
+        ['Solar', C.solar, { kind: 'solar', kwp: 10, switchIndex: 0 }],
+        ['Hot water', C.hotWater, { kind: 'hotwater', watts: 3600 }],
+        ['Air conditioner', C.airConditioning, { kind: 'aircon', kw: 3.5, business: false }],
+        ['Pool pump', C.poolPump, { kind: 'pool', watts: 900 }],
+        ['House', C.lightingAndPower, { kind: 'house', scale: 0.9 }],
+      ],
+      ctRating: 60,
       phasesCount: null,
       switches: [{ contactorType: 'NC', label: 'Inverter export', state: 'closed' }],
-    }),
+    }, fleet),
     build({
       id: SIM_DEVICES.uninitialised, model: '6M+3SW', label: '', firmwareVersion: '',
       uninitialised: true,
       cellular: cellularRadio('4G', 7, 0, 0, 0),
-      channels: channelSpecs(Array.from({ length: 6 }, (): [string, number] => ['', -1]), 60),
-      power: sixLoads(17),
+      channels: Array.from({ length: 6 }, (): ChannelSpec => ['', C.notSet, none()]),
+      ctRating: 60,
       phasesCount: null,
       switches: [{ contactorType: 'NO' }, { contactorType: 'NO' }, { contactorType: 'NO' }],
-    }),
+    }, fleet),
     build({
       id: SIM_DEVICES.forbidden, model: '3M', label: 'Neighbour', timezone: 'Australia/Perth', firmwareVersion: '1.4.2',
       cellular: cellularRadio('3G', 8, 0, 0, -99),
-      channels: channelSpecs([['Mains', 1], ['Spare', 0], ['Spare', 0]], 60),
-      power: [load(900, 21), load(0.001, 22), load(0.001, 23)],
+      channels: [['Mains', C.grid, GRID], ['House', C.lightingAndPower, { kind: 'house', scale: 0.8 }], ['Spare', C.notConnected, none()]],
+      ctRating: 60,
       phasesCount: 1,
-    }),
+    }, fleet),
   ];
 }

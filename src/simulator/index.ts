@@ -23,8 +23,14 @@ export interface SimulatorOptions {
   tps?: number;
   /** Default 10000. */
   tpd?: number;
-  /** Default 'both'. */
+  /** Rate-limit header form: 'live' (default, the service's), 'spec' or 'both'. */
   headerStyle?: HeaderStyle;
+  /** Seed of every site's weather and habits (the data is the same for the same seed and switch history); default 1. */
+  seed?: number;
+  /** Share of short energy entries lost as UDP delivery loses them, 0..1; default 0.03. */
+  shortLoss?: number;
+  /** JSON file that keeps PATCHed values, switch states and switch history across restarts; without it, start fresh. */
+  stateFile?: string;
 }
 
 export interface Simulator {
@@ -59,6 +65,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     control: state,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        state.persist();
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();
       }),

@@ -4,8 +4,9 @@
  * so after the meter change the new model counts from the change time.
  */
 import type { ModbusEntry } from '../api/types.js';
-import { supportsModbus } from '../api/models.js';
-import { countersAt, perChannelPowerAt, round, totalPowerAt, vRmsAt, type Counters } from './energyModel.js';
+import { hasModbus } from './rules.js';
+import { round } from './energyModel.js';
+import { dayData, RECORDS_PER_DAY, type DayData } from './site/day.js';
 import { ApiError, badRequest } from './errors.js';
 import { checkRange, single, timestampParam, type QueryParams } from './query.js';
 import { dataEnd } from './reporting.js';
@@ -17,17 +18,70 @@ const STEP = 300;
 const HUNDREDTH_KWH = 36000;
 const WEEK = 7 * 86400;
 
-const total = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
-const sinceInstall = (now: Counters, start: Counters, key: keyof Counters): number => total(now[key]) - total(start[key]);
 const pf = (p: number, q: number): number => (p === 0 && q === 0 ? 0 : round(p / Math.sqrt(p * p + q * q), 3));
 
+/** What the meter on the board counts: the Grid channel's import and export. */
+interface Totals {
+  imp: number;
+  exp: number;
+  qImp: number;
+  qExp: number;
+}
+
+const GRID = 0;
+const dayTotals = new WeakMap<SimDevice, Map<number, Totals>>();
+
+function addRecord(into: Totals, d: DayData, r: number): void {
+  const e = d.real[GRID][r];
+  const q = d.reactive[GRID][r];
+  if (e >= 0) into.imp += e;
+  else into.exp -= e;
+  if (q >= 0) into.qImp += q;
+  else into.qExp -= q;
+}
+
+function totalsOfDay(dev: SimDevice, day: number): Totals {
+  let byDay = dayTotals.get(dev);
+  if (!byDay) {
+    byDay = new Map();
+    dayTotals.set(dev, byDay);
+  }
+  let t = byDay.get(day);
+  if (!t) {
+    t = { imp: 0, exp: 0, qImp: 0, qExp: 0 };
+    const d = dayData(dev, day);
+    for (let r = 0; r < RECORDS_PER_DAY; r++) addRecord(t, d, r);
+    byDay.set(day, t);
+  }
+  return t;
+}
+
+/** Grid totals over the records in [from, to) (multiples of 300). */
+function totalsBetween(dev: SimDevice, from: number, to: number): Totals {
+  const out: Totals = { imp: 0, exp: 0, qImp: 0, qExp: 0 };
+  let record = from / STEP;
+  const last = to / STEP;
+  while (record < last) {
+    const day = Math.floor(record / RECORDS_PER_DAY);
+    const dayFirst = day * RECORDS_PER_DAY;
+    if (record === dayFirst && last >= dayFirst + RECORDS_PER_DAY) {
+      const t = totalsOfDay(dev, day);
+      out.imp += t.imp;
+      out.exp += t.exp;
+      out.qImp += t.qImp;
+      out.qExp += t.qExp;
+      record += RECORDS_PER_DAY;
+      continue;
+    }
+    const d = dayData(dev, day);
+    const stop = Math.min(last, dayFirst + RECORDS_PER_DAY);
+    for (; record < stop; record++) addRecord(out, d, record - dayFirst);
+  }
+  return out;
+}
+
 function counterFields(dev: SimDevice, ts: number, installedAt: number, quadrants: boolean): Record<string, number> {
-  const start = countersAt(dev, installedAt);
-  const now = countersAt(dev, ts);
-  const imp = sinceInstall(now, start, 'realPos');
-  const exp = sinceInstall(now, start, 'realNeg');
-  const qImp = sinceInstall(now, start, 'reactivePos');
-  const qExp = sinceInstall(now, start, 'reactiveNeg');
+  const { imp, exp, qImp, qExp } = totalsBetween(dev, installedAt, ts);
   const u = (joules: number): number => Math.floor(joules / HUNDREDTH_KWH);
   const kvarhImp = u(qImp);
   const kvarhExp = u(qExp);
@@ -46,30 +100,41 @@ function counterFields(dev: SimDevice, ts: number, installedAt: number, quadrant
   return Object.assign(fields, { kvarh_Exp: kvarhExp, kvarh_Imp: kvarhImp, kvarh_Net: kvarhImp - kvarhExp, kvarh_Tot: kvarhImp + kvarhExp });
 }
 
+/** Grid power (W, var) over the record ending at ts. */
+function gridPowerAt(dev: SimDevice, ts: number): { real: number; reactive: number } {
+  const record = ts / STEP - 1;
+  const d = dayData(dev, Math.floor(record / RECORDS_PER_DAY));
+  const r = record - d.day * RECORDS_PER_DAY;
+  return { real: d.real[GRID][r] / STEP, reactive: d.reactive[GRID][r] / STEP };
+}
+
+/** Mains voltage at the meter. */
+function voltsAt(dev: SimDevice, t: number): number {
+  return 230 + 2.5 * Math.sin((2 * Math.PI * (t % 86400)) / 86400 + dev.id.charCodeAt(12)) + 0.7 * Math.sin((2 * Math.PI * (t % 1370)) / 1370);
+}
+
+const PHASE_SHARES = [0.36, 0.33, 0.31];
+
 function entryAt(dev: SimDevice, ts: number): ModbusEntry {
   const meter = dev.modbus;
   if (!meter) throw new Error(`${dev.id} has no modbus meter`);
-  const volts = vRmsAt(dev, ts)[0];
+  const volts = voltsAt(dev, ts);
+  const p = gridPowerAt(dev, ts);
   if (ts < meter.changeAt) {
-    const p = totalPowerAt(dev, ts);
     return {
       _I: round(Math.abs(p.real) / volts, 3), _V: round(volts, 1), _PF: pf(p.real, p.reactive),
       ...counterFields(dev, ts, dev.dataStart, false), model: meter.before, timestamp: ts,
     };
   }
-  // Three phases: channels 1-2, 3-4 and 5-6.
-  const perChannel = perChannelPowerAt(dev, ts);
-  const phase = (k: number): number => (perChannel[2 * k] ?? 0) + (perChannel[2 * k + 1] ?? 0);
-  const q = totalPowerAt(dev, ts).reactive / 3;
   const entry: Record<string, number> = {};
-  ['a', 'b', 'c'].forEach((name, k) => { entry[`_I${name}`] = round(Math.abs(phase(k)) / volts, 3); });
-  ['a', 'b', 'c'].forEach((name, k) => { entry[`_PF${name}`] = pf(phase(k), q); });
+  ['a', 'b', 'c'].forEach((name, k) => { entry[`_I${name}`] = round((Math.abs(p.real) * PHASE_SHARES[k]) / volts, 3); });
+  ['a', 'b', 'c'].forEach((name) => { entry[`_PF${name}`] = pf(p.real, p.reactive); });
   ['a', 'b', 'c'].forEach((name, k) => { entry[`_U${name}n`] = round(volts + (k - 1) * 0.6, 1); });
   return { ...entry, ...counterFields(dev, ts, meter.changeAt, true), model: meter.after, timestamp: ts };
 }
 
 function requireModbus(dev: SimDevice): void {
-  if (!supportsModbus(dev.model)) {
+  if (!hasModbus(dev.model)) {
     throw new ApiError(422, 'UNPROCESSABLE ENTITY', `Modbus query unsupported for device id ${dev.id}`);
   }
 }

@@ -3,7 +3,7 @@
  * when the whole body is valid; failures are reported together in the multi-error format.
  */
 import { CATEGORIES } from './catalog.js';
-import { firmwareAtLeast, isDualTransport, isRogowski, WIFI_MIN_FIRMWARE } from '../api/models.js';
+import { firmwareReaches, isDualTransportModel, isRogowskiModel, ROGOWSKI_CT, SETTABLE_CT_RATINGS, WIFI_WRITE_FIRMWARE } from './rules.js';
 import { ApiError, badRequest, forbidden, MultiError, unprocessable } from './errors.js';
 import { defaultGrouping } from './fleet.js';
 import { renderDevice } from './renderDevice.js';
@@ -11,7 +11,6 @@ import { ok, type Reply } from './reply.js';
 import { isValidZone } from './buckets.js';
 import type { Queued, SimDevice, WifiChange } from './types.js';
 
-const CT_RATINGS = [60, 120, 200, 400, 600];
 const READ_ONLY_DEVICE_FIELDS = ['model', 'firmwareVersion', 'latestStatus', 'uninitialised', 'pending'];
 
 type Json = Record<string, unknown>;
@@ -66,9 +65,9 @@ function planChannels(plan: PatchPlan, dev: SimDevice, value: unknown, now: numb
       if (field === 'label') text(plan, `${where}.label`, v, 64, (s) => { ch.label = s; });
       else if (field === 'ctRating') {
         if (typeof v !== 'number' || !Number.isInteger(v)) plan.errors.push(badRequest(`The ${where}.ctRating value must be an integer`));
-        else if (isRogowski(dev.model)) {
-          if (v !== 3000) plan.errors.push(unprocessable(`The ctRating of Rogowski device ${dev.id} is fixed at 3000`));
-        } else if (!CT_RATINGS.includes(v)) plan.errors.push(unprocessable(`The ${where}.ctRating value must be one of 60, 120, 200, 400, 600`));
+        else if (isRogowskiModel(dev.model)) {
+          if (v !== ROGOWSKI_CT) plan.errors.push(unprocessable(`The ctRating of Rogowski device ${dev.id} is fixed at 3000`));
+        } else if (!SETTABLE_CT_RATINGS.includes(v)) plan.errors.push(unprocessable(`The ${where}.ctRating value must be one of 60, 120, 200, 400, 600`));
         else {
           plan.apply.push(() => { if (enqueue(ch.ctQueue, ch.ctRating, v, now)) plan.accepted = true; });
         }
@@ -158,11 +157,11 @@ function planComms(plan: PatchPlan, dev: SimDevice, value: unknown, now: number)
       continue;
     }
     if (!isObject(wifiValue)) return void plan.errors.push(badRequest('The comms.wifi value must be an object'));
-    if (!isDualTransport(dev.model) || !dev.wifi) {
+    if (!isDualTransportModel(dev.model) || !dev.wifi) {
       return void plan.errors.push(unprocessable(`WiFi credentials can only be set on 6MW series devices; ${dev.id} is a ${dev.model}`));
     }
-    if (!dev.uninitialised && !firmwareAtLeast(dev.firmwareVersion, WIFI_MIN_FIRMWARE)) {
-      return void plan.errors.push(unprocessable(`WiFi credentials need firmware ${WIFI_MIN_FIRMWARE} or later; device ${dev.id} has ${dev.firmwareVersion}`));
+    if (!dev.uninitialised && !firmwareReaches(dev.firmwareVersion, WIFI_WRITE_FIRMWARE)) {
+      return void plan.errors.push(unprocessable(`WiFi credentials need firmware ${WIFI_WRITE_FIRMWARE} or later; device ${dev.id} has ${dev.firmwareVersion}`));
     }
     const { ssid, psk } = wifiValue;
     for (const key of Object.keys(wifiValue)) {

@@ -1,6 +1,10 @@
 /**
  * Per-key rate limits (spec 7.3, 8): TPS as a sliding 1 s window of real time,
  * TPD per UTC day of the sim clock. Refused requests consume no budget.
+ *
+ * Header forms: 'live' (the service's X-RateLimit-Tps… and Tpd… headers, resets as SECONDS REMAINING:
+ * TpsReset a float, TpdReset an integer), 'spec' (X-RateLimit-Limit/Remaining/Reset, reset as
+ * unix seconds) or 'both'.
  */
 import type { HeaderStyle } from './types.js';
 
@@ -17,7 +21,11 @@ export interface LimitDecision {
   /** Undefined when accepted. */
   exceeded?: 'TPS' | 'TPD';
   headers: Record<string, string>;
+  /** The live service's wording of the refusal. */
+  message?: string;
 }
+
+const seconds3 = (ms: number): string => String(Math.round(Math.max(0, ms)) / 1000);
 
 export class RateLimiter {
   private usage = new Map<string, KeyUsage>();
@@ -38,7 +46,7 @@ export class RateLimiter {
       u.dayCount = 0;
     }
     u.recent = u.recent.filter((t) => t > realMs - 1000);
-    const tpdReset = (day + 1) * DAY;
+    const tpdResetUnix = (day + 1) * DAY;
     let exceeded: 'TPS' | 'TPD' | undefined;
     if (u.dayCount >= this.tpd) exceeded = 'TPD';
     else if (u.recent.length >= this.tps) exceeded = 'TPS';
@@ -46,9 +54,11 @@ export class RateLimiter {
       u.recent.push(realMs);
       u.dayCount += 1;
     }
-    // The window frees a slot when its oldest request is 1 s old.
-    const tpsFreeAtMs = u.recent.length >= this.tps ? u.recent[u.recent.length - this.tps] + 1000 : realMs;
-    const tpsReset = Math.ceil(tpsFreeAtMs / 1000);
+    // The window frees a slot when its oldest request is 1 s old; with slots left, the count
+    // next drops when the oldest request leaves the window.
+    const full = u.recent.length >= this.tps;
+    const tpsFreeAtMs = full ? u.recent[u.recent.length - this.tps] + 1000 : realMs;
+    const countDropsAtMs = full ? tpsFreeAtMs : (u.recent.length > 0 ? u.recent[0] + 1000 : realMs);
     const tpsRemaining = Math.max(0, this.tps - u.recent.length);
     const tpdRemaining = Math.max(0, this.tpd - u.dayCount);
     const headers: Record<string, string> = {};
@@ -56,10 +66,10 @@ export class RateLimiter {
       Object.assign(headers, {
         'X-RateLimit-TpsLimit': String(this.tps),
         'X-RateLimit-TpsRemaining': String(tpsRemaining),
-        'X-RateLimit-TpsReset': String(tpsReset),
+        'X-RateLimit-TpsReset': seconds3(countDropsAtMs - realMs),
         'X-RateLimit-TpdLimit': String(this.tpd),
         'X-RateLimit-TpdRemaining': String(tpdRemaining),
-        'X-RateLimit-TpdReset': String(tpdReset),
+        'X-RateLimit-TpdReset': String(Math.ceil(tpdResetUnix - simNow)),
       });
     }
     if (this.headerStyle !== 'live') {
@@ -67,11 +77,14 @@ export class RateLimiter {
       Object.assign(headers, {
         'X-RateLimit-Limit': String(tpsScope ? this.tps : this.tpd),
         'X-RateLimit-Remaining': String(tpsScope ? 0 : tpdRemaining),
-        'X-RateLimit-Reset': String(tpsScope ? tpsReset : tpdReset),
+        'X-RateLimit-Reset': String(tpsScope ? Math.ceil(tpsFreeAtMs / 1000) : tpdResetUnix),
       });
     }
     if (exceeded === 'TPS') headers['Retry-After'] = String(Math.max(1, Math.ceil((tpsFreeAtMs - realMs) / 1000)));
-    if (exceeded === 'TPD') headers['Retry-After'] = String(Math.max(1, Math.ceil(tpdReset - simNow)));
-    return { exceeded, headers };
+    if (exceeded === 'TPD') headers['Retry-After'] = String(Math.max(1, Math.ceil(tpdResetUnix - simNow)));
+    const message = exceeded === 'TPS'
+      ? `You have exceeded the request limit of ${this.tps} per 1 second for your API key`
+      : exceeded === 'TPD' ? `You have exceeded the request limit of ${this.tpd} per 1 day for your API key` : undefined;
+    return { exceeded, headers, message };
   }
 }

@@ -1,14 +1,13 @@
 /** The device object as GET /devices/{id} returns it (spec 2.2 to 2.6). */
 import type { CellularComms, Channel, Comms, Device, Switch, WifiComms } from '../api/types.js';
 import { categoryLabel } from './catalog.js';
-import { firmwareAtLeast, isDualTransport } from '../api/models.js';
 import { lastHeardAt } from './reporting.js';
-import { lteSignalQuality, signalQualityLabel, wifiSignalQuality } from '../api/signal.js';
+import { firmwareReaches, isDualTransportModel, lteQuality, qualityLabel, SIGNAL_DBM_FIRMWARE, wifiQuality } from './rules.js';
 import type { SimDevice } from './types.js';
 
 /** Firmware 0.12.1 and below report signalQualityDbm -1 on the 6MW series. */
 function reportsSignalDbm(firmware: string): boolean {
-  return firmwareAtLeast(firmware, '0.13.0');
+  return firmwareReaches(firmware, SIGNAL_DBM_FIRMWARE);
 }
 
 function cellularOnlyComms(dev: SimDevice, heard: number | null): Comms {
@@ -31,7 +30,7 @@ function dualComms(dev: SimDevice, heard: number | null): Comms {
   const w = dev.wifi;
   if (!w) throw new Error(`${dev.id} has no WiFi radio`);
   const onWifi = dev.activeVia === 'wifi';
-  const lteQuality = lteSignalQuality(c.rsrq, c.rsrp);
+  const cellQuality = lteQuality(c.rsrq, c.rsrp);
   const cellular: CellularComms = {
     apn: c.apn,
     imsi: c.imsi,
@@ -39,11 +38,11 @@ function dualComms(dev: SimDevice, heard: number | null): Comms {
     carrier: c.carrier,
     lastHeardAt: onWifi ? c.lastHeardAt : heard,
     mode: '4G',
-    signalQuality: lteQuality,
+    signalQuality: cellQuality,
     signalQualityDetail: { rsrq: c.rsrq, rsrp: c.rsrp, rssi: c.rssi },
-    signalQualityLabel: signalQualityLabel(lteQuality),
+    signalQualityLabel: qualityLabel(cellQuality),
   };
-  const wifiQuality = wifiSignalQuality(w.rssi);
+  const radioQuality = wifiQuality(w.rssi);
   const pending: NonNullable<WifiComms['pending']> = {};
   for (const q of w.queue) {
     if (q.value.ssid !== undefined) pending.ssid = q.value.ssid;
@@ -57,9 +56,9 @@ function dualComms(dev: SimDevice, heard: number | null): Comms {
     macAddress: w.macAddress,
     mode: 'STA',
     pskUpdatedAt: w.pskUpdatedAt,
-    signalQuality: wifiQuality,
+    signalQuality: radioQuality,
     signalQualityDetail: { rssi: w.rssi },
-    signalQualityLabel: signalQualityLabel(wifiQuality),
+    signalQualityLabel: qualityLabel(radioQuality),
     ssid: w.ssid,
   };
   if (Object.keys(pending).length > 0) wifi.pending = pending;
@@ -101,7 +100,7 @@ export function renderDevice(dev: SimDevice, now: number): Device {
     ...(dev.uninitialised ? {} : { firmwareVersion: dev.firmwareVersion, latestStatus: Math.floor(heard ?? 0) }),
     uninitialised: dev.uninitialised,
     shortEnergyReportingInterval: dev.interval,
-    comms: isDualTransport(dev.model) ? dualComms(dev, heard) : cellularOnlyComms(dev, heard),
+    comms: isDualTransportModel(dev.model) ? dualComms(dev, heard) : cellularOnlyComms(dev, heard),
     channels,
     phases: dev.phasesCount === null
       ? { count: null }

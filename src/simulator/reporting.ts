@@ -3,7 +3,17 @@
  * except while it is in an outage. Pending changes are applied at the first report at least
  * 1 s after the PATCH, one queued change per switch/channel/radio per report, in order.
  */
-import type { Queued, SimDevice, WifiChange } from './types.js';
+import type { SwitchState } from '../api/types.js';
+import type { Queued, SimDevice, SimSwitch, WifiChange } from './types.js';
+
+/** The device picked up a switch change at `at`: energy from then on follows it. */
+export function applySwitch(dev: SimDevice, sw: SimSwitch, state: SwitchState, at: number): void {
+  sw.state = state;
+  let i = sw.history.length;
+  while (i > 0 && sw.history[i - 1].at > at) i--;
+  sw.history.splice(i, 0, { at, state });
+  dev.switchChanges.push(at);
+}
 
 /** `from` of the outage the device is in at `now`, if any. */
 export function activeOutageFrom(dev: SimDevice, now: number): number | undefined {
@@ -71,7 +81,7 @@ export function applyWifiChange(dev: SimDevice, change: WifiChange, at: number):
 /** Applies every pending change whose report time has come. */
 export function settle(dev: SimDevice, now: number): void {
   if (dev.uninitialised) return;
-  for (const sw of dev.switches) drain(dev, sw.stateQueue, now, (v) => { sw.state = v; });
+  for (const sw of dev.switches) drain(dev, sw.stateQueue, now, (v, at) => applySwitch(dev, sw, v, at));
   for (const ch of dev.channels) drain(dev, ch.ctQueue, now, (v) => { ch.ctRating = v; });
   if (dev.wifi) drain(dev, dev.wifi.queue, now, (v, at) => applyWifiChange(dev, v, at));
 }
@@ -81,7 +91,7 @@ export function reportNow(dev: SimDevice, now: number): void {
   if (dev.uninitialised) return;
   settle(dev, now);
   for (const sw of dev.switches) {
-    for (const q of sw.stateQueue.splice(0)) sw.state = q.value;
+    for (const q of sw.stateQueue.splice(0)) applySwitch(dev, sw, q.value, now);
   }
   for (const ch of dev.channels) {
     for (const q of ch.ctQueue.splice(0)) ch.ctRating = q.value;

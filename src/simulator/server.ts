@@ -45,6 +45,14 @@ function bearerKey(header: string | undefined): string | undefined {
   return match ? match[1] : '';
 }
 
+function parseLoggedBody(raw: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return raw;
+  }
+}
+
 export function createSimServer(state: SimulatorState): Server {
   return createServer((req, res) => {
     void serve(state, req, res).catch((err: unknown) => {
@@ -68,13 +76,17 @@ async function serve(state: SimulatorState, req: IncomingMessage, res: ServerRes
   const query: Record<string, string> = {};
   for (const [name, values] of params) query[name] = values[values.length - 1];
   const key = bearerKey(req.headers.authorization);
-  const entry: LoggedRequest = { at: receivedAt, method, path: url.pathname, query, status: 0, key5: (key ?? '').slice(-5) };
+  const entry: LoggedRequest = {
+    at: receivedAt, simNow: state.clock.now(), method, path: url.pathname, query, status: 0, key5: (key ?? '').slice(-5),
+  };
+  if (rawBody !== '') entry.body = parseLoggedBody(rawBody);
   state.record(entry);
 
   const respond = async (reply: Reply, headers: Record<string, string> = {}): Promise<void> => {
     const latency = state.latencyMs();
     if (latency > 0) await new Promise((r) => setTimeout(r, latency));
     entry.status = reply.status;
+    state.persist();
     send(res, reply, headers);
   };
 
@@ -116,9 +128,8 @@ async function serve(state: SimulatorState, req: IncomingMessage, res: ServerRes
   const simNow = state.clock.now();
   const limit = state.limiter.take(key, Date.now(), simNow);
   if (limit.exceeded) {
-    const scope = limit.exceeded === 'TPS' ? 'per-second' : 'per-day';
     return respond(
-      { status: 429, body: { code: `TOO_MANY_REQUESTS_${limit.exceeded}`, httpCode: 429, message: `The API key has exceeded its ${scope} request limit` } },
+      { status: 429, body: { code: `TOO_MANY_REQUESTS_${limit.exceeded}`, httpCode: 429, message: limit.message ?? 'Too many requests' } },
       limit.headers,
     );
   }

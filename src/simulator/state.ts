@@ -3,6 +3,7 @@ import { SimClock } from './clock.js';
 import { FaultInjector } from './faults.js';
 import { createFleet } from './fleet.js';
 import { RateLimiter } from './rateLimit.js';
+import { readStateFile, restore, snapshot, writeStateFile, type SavedState } from './persistence.js';
 import { reportNow, settle } from './reporting.js';
 import type {
   ClockSettings, FaultSettings, HeaderStyle, LimitSettings, LoggedRequest, OutageWindow, SimDevice, SimulatorControl,
@@ -14,6 +15,12 @@ export interface StateOptions {
   tps?: number;
   tpd?: number;
   headerStyle?: HeaderStyle;
+  /** Seed of the sites' weather and habits; default 1. */
+  seed?: number;
+  /** Share of short energy entries lost, as UDP delivery loses them; default 0.03. */
+  shortLoss?: number;
+  /** JSON file keeping PATCHed values and switch history across restarts; none = start fresh. */
+  stateFile?: string;
 }
 
 export class SimulatorState implements SimulatorControl {
@@ -24,15 +31,35 @@ export class SimulatorState implements SimulatorControl {
   spanLimits = true;
   devices = new Map<string, SimDevice>();
   private requests: LoggedRequest[] = [];
+  /** Sim time the simulator started: switch states are known from here on. */
+  readonly since: number;
+  readonly seed: number;
+
+  private lastSaved = '';
 
   constructor(private readonly options: StateOptions) {
     this.clock = new SimClock(options.now);
-    this.limiter = new RateLimiter(options.tps ?? 5, options.tpd ?? 10000, options.headerStyle ?? 'both');
+    const saved: SavedState | undefined = options.stateFile ? readStateFile(options.stateFile) : undefined;
+    this.since = saved?.since ?? Math.floor(this.clock.now());
+    this.seed = options.seed ?? 1;
+    this.limiter = new RateLimiter(options.tps ?? 5, options.tpd ?? 10000, options.headerStyle ?? 'live');
     this.loadFleet();
+    if (saved) restore(this.devices, saved);
+    this.persist();
   }
 
   private loadFleet(): void {
-    this.devices = new Map(createFleet().map((d) => [d.id, d]));
+    this.devices = new Map(createFleet({ seed: this.seed, since: this.since, shortLoss: this.options.shortLoss }).map((d) => [d.id, d]));
+  }
+
+  /** Writes the state file (when there is one) if anything in it changed. */
+  persist(): void {
+    const file = this.options.stateFile;
+    if (!file) return;
+    const text = JSON.stringify(snapshot(this.devices.values(), this.since));
+    if (text === this.lastSaved) return;
+    writeStateFile(file, JSON.parse(text) as SavedState);
+    this.lastSaved = text;
   }
 
   /** Latency added to each API response: a fault setting overrides the start option. */
@@ -56,6 +83,7 @@ export class SimulatorState implements SimulatorControl {
     // Changes due before a jump are applied at their own report times, not at the new time.
     for (const dev of this.devices.values()) settle(dev, this.clock.now());
     this.clock.set(settings);
+    this.persist();
   }
 
   now(): number {
@@ -81,6 +109,7 @@ export class SimulatorState implements SimulatorControl {
 
   reportNow(deviceId: string): void {
     reportNow(this.deviceOrThrow(deviceId), this.clock.now());
+    this.persist();
   }
 
   reset(): void {
@@ -91,8 +120,9 @@ export class SimulatorState implements SimulatorControl {
     this.spanLimits = true;
     this.limiter.tps = this.options.tps ?? 5;
     this.limiter.tpd = this.options.tpd ?? 10000;
-    this.limiter.headerStyle = this.options.headerStyle ?? 'both';
+    this.limiter.headerStyle = this.options.headerStyle ?? 'live';
     this.clock.reset();
+    this.persist();
   }
 
   setLimits(settings: LimitSettings): void {

@@ -1,12 +1,14 @@
 /** Internal state of the simulated fleet and the public control types. */
 import type { ContactorType, DeviceModel, SwitchState } from '../api/types.js';
-import type { ChannelPower } from './power.js';
+import type { ChannelRole } from './site/roles.js';
 
 export type HeaderStyle = 'live' | 'spec' | 'both';
 
 export interface LoggedRequest {
   /** Date.now() (real ms) when the request was received. */
   at: number;
+  /** The sim clock (unix seconds, fractional while running) when the request was received. */
+  simNow: number;
   method: string;
   path: string;
   query: Record<string, string>;
@@ -14,6 +16,8 @@ export interface LoggedRequest {
   status: number;
   /** Last 5 characters of the bearer key; '' when none was sent. */
   key5: string;
+  /** The request body (parsed JSON, or the raw text) when one was sent, e.g. PATCH bodies. */
+  body?: unknown;
 }
 
 export interface ClockSettings {
@@ -82,6 +86,15 @@ export interface SimSwitch {
   closedStateLabel: string;
   openStateLabel: string;
   stateQueue: Queued<SwitchState>[];
+  /** State from the simulator's start until the first change. */
+  initialState: SwitchState;
+  /** State changes the device picked up, by sim time (energy after `at` follows `state`). */
+  history: SwitchEvent[];
+}
+
+export interface SwitchEvent {
+  at: number;
+  state: SwitchState;
 }
 
 export interface CellularRadio {
@@ -140,7 +153,16 @@ export interface SimDevice {
   switches: SimSwitch[];
   /** Unix seconds before which the device has no energy. */
   dataStart: number;
-  power: ChannelPower[];
+  /** What each channel measures (site model). */
+  roles: ChannelRole[];
+  /** Seed of the site's weather and habits. */
+  seed: number;
+  /** Share of short energy entries lost on the way (UDP), 0..1. */
+  shortLoss: number;
+  /** Sim time the simulator started (switch history before it follows the loads' timers). */
+  since: number;
+  /** `at` of every recorded switch change, in the order recorded: invalidates cached days. */
+  switchChanges: number[];
   modbus?: { changeAt: number; before: 'PMC-220'; after: 'PMC-340B' };
   outages: OutageWindow[];
   /** Sim time of the last reportNow(), if any. */

@@ -1,11 +1,16 @@
 'use strict';
 // Property: a range split by the client equals what one unlimited request returns (no split buckets,
-// no duplicates, no gaps, oldest first), for random ranges, granularities and DST-changing timezones.
+// no duplicates, no gaps, oldest first), for seeded random ranges, granularities and DST-changing
+// timezones. The simulator's clock is frozen at CHUNK_NOW and the client reads the same clock, so both
+// reads see the same data. Replay a failure with the CHUNK_SEED and CHUNK_NOW printed below.
 const assert = require('node:assert/strict');
 const { EnergyApiClient, GRANULARITIES, LONG_MAX_SPAN_S } = require('../../dist/api');
 const { startSimulator, SIM_DEVICES: D, SIM_KEYS: K } = require('../../dist/simulator');
 
 const SEED = Number(process.env.CHUNK_SEED || 20261122);
+/** Not on a 5-minute boundary: the current period is in progress. */
+const NOW = Number(process.env.CHUNK_NOW || Date.UTC(2026, 9, 25, 1, 37, 42) / 1000);
+
 function random(seed) {
   let state = seed >>> 0;
   return () => {
@@ -14,7 +19,7 @@ function random(seed) {
   };
 }
 
-describe(`chunked ranges equal one unlimited request (seed ${SEED})`, function () {
+describe(`chunked ranges equal one unlimited request (CHUNK_SEED=${SEED} CHUNK_NOW=${NOW})`, function () {
   this.timeout(120000);
   let sim;
   let client;
@@ -22,11 +27,13 @@ describe(`chunked ranges equal one unlimited request (seed ${SEED})`, function (
   const between = (lo, hi) => Math.floor(lo + rnd() * (hi - lo));
   const LONG_EPOCH = Date.UTC(2019, 0, 2) / 1000;
   const DATA_START = Date.UTC(2024, 0, 1) / 1000;
-  const LONG_HISTORY_S = Math.floor(Date.now() / 1000) - LONG_EPOCH - 86400;
+  const LONG_HISTORY_S = NOW - LONG_EPOCH - 86400;
 
   before(async () => {
-    sim = await startSimulator({ port: 0, tps: 100 });
-    client = new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: K.full, tps: 100 });
+    // eslint-disable-next-line no-console
+    console.log(`      replay with: CHUNK_SEED=${SEED} CHUNK_NOW=${NOW} (${new Date(NOW * 1000).toISOString()})`);
+    sim = await startSimulator({ port: 0, tps: 100, now: NOW });
+    client = new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: K.full, tps: 100, now: () => sim.control.now() * 1000 });
   });
   after(async () => { await client.close(); await sim.close(); });
 
@@ -43,44 +50,56 @@ describe(`chunked ranges equal one unlimited request (seed ${SEED})`, function (
     }
   }
 
+  // Each granularity and timezone twice: once ending before now, once covering the period in progress.
   const cases = [];
   for (const timezone of ['Australia/Sydney', 'Europe/Berlin']) {
     for (const granularity of GRANULARITIES) {
-      // Longer than the span limit, so that it is split, as far as the years since 2019 allow.
-      const span = Math.min(LONG_MAX_SPAN_S[granularity] * (1.2 + rnd() * 1.5), LONG_HISTORY_S);
-      cases.push({ timezone, granularity, span: Math.floor(span), convert: rnd() < 0.3 ? 'kWh' : undefined, groupByPhase: rnd() < 0.3 });
+      for (const covering of [false, true]) {
+        // Longer than the span limit, so that it is split, as far as the years since 2019 allow.
+        const span = Math.floor(Math.min(LONG_MAX_SPAN_S[granularity] * (1.2 + rnd() * 1.5), LONG_HISTORY_S));
+        cases.push({ timezone, granularity, span, covering, convert: rnd() < 0.3 ? 'kWh' : undefined, groupByPhase: rnd() < 0.3 });
+      }
     }
   }
 
   for (const c of cases) {
-    it(`long ${c.granularity} in ${c.timezone}${c.convert ? ' kWh' : ''}${c.groupByPhase ? ' by phase' : ''}`, async () => {
-      const nowS = Math.floor(Date.now() / 1000);
-      // At least half of the range lies in the simulator's data years (from 2024).
-      const fromTs = between(Math.max(LONG_EPOCH, DATA_START - c.span / 2), nowS - c.span);
-      const toTs = fromTs + c.span;
+    const name = `long ${c.granularity} in ${c.timezone}, ${c.covering ? 'covering now' : 'ending before now'}${c.convert ? ' kWh' : ''}${c.groupByPhase ? ' by phase' : ''}`;
+    it(name, async () => {
+      let fromTs;
+      let toTs;
+      if (c.covering) {
+        // Ends after now, so the last chunk holds the current period (and is cut where the data ends).
+        toTs = NOW + between(60, 3 * 86400);
+        fromTs = Math.max(LONG_EPOCH, toTs - c.span);
+      } else {
+        // At least half of the range lies in the simulator's data years (from 2024), ending before now.
+        fromTs = between(Math.max(LONG_EPOCH, DATA_START - c.span / 2), NOW - c.span - 60);
+        toTs = fromTs + c.span;
+      }
       const device = D.switch6M3SW;
       sim.control.clearLog();
       const merged = await client.getLongEnergy(device, { fromTs, toTs, granularity: c.granularity, timezone: c.timezone, convert: c.convert, groupByPhase: c.groupByPhase });
       const requests = sim.control.log().length;
-      // Only month (10 years) cannot exceed its limit within the years of data since 2019.
-      if (c.span > LONG_MAX_SPAN_S[c.granularity]) assert.ok(requests >= 2, `the range was split (${requests} requests)`);
+      if (toTs - fromTs > LONG_MAX_SPAN_S[c.granularity] && !c.covering) assert.ok(requests >= 2, `the range was split (${requests} requests)`);
       const params = { fromTs, toTs, granularity: c.granularity, timezone: c.timezone };
       if (c.convert) params['convert[energy]'] = c.convert;
       if (c.groupByPhase) params['filter[group]'] = 'phases';
       const reference = await unlimited(`/long-energy/${device}`, params);
       assert.ok(reference.length > 0);
       assert.deepEqual(merged, reference, `range ${fromTs}..${toTs}`);
+      if (c.covering) assert.ok(merged.at(-1).timestamp <= NOW, 'nothing after now');
     });
   }
 
-  it('short energy over random multi-day ranges', async () => {
-    for (let i = 0; i < 3; i++) {
-      const nowS = Math.floor(Date.now() / 1000);
+  it('short energy over random multi-day ranges, before now and covering now', async () => {
+    for (let i = 0; i < 4; i++) {
       const span = between(13 * 3600, 3 * 86400);
-      const fromTs = between(nowS - 30 * 86400, nowS - span);
-      const merged = await client.getShortEnergy(D.meter3M, { fromTs, toTs: fromTs + span, powerFactor: true });
-      const reference = await unlimited(`/short-energy/${D.meter3M}`, { fromTs, toTs: fromTs + span, 'fields[energy]': '+pf' });
-      assert.deepEqual(merged, reference);
+      const covering = i % 2 === 1;
+      const toTs = covering ? NOW + between(60, 3600) : between(NOW - 30 * 86400 + span, NOW - 60);
+      const fromTs = toTs - span;
+      const merged = await client.getShortEnergy(D.meter3M, { fromTs, toTs, powerFactor: true });
+      const reference = await unlimited(`/short-energy/${D.meter3M}`, { fromTs, toTs, 'fields[energy]': '+pf' });
+      assert.deepEqual(merged, reference, `range ${fromTs}..${toTs}`);
     }
   });
 

@@ -3,11 +3,14 @@ const assert = require('node:assert/strict');
 const { EnergyApiClient, EnergyApiError } = require('../../dist/api');
 const { startSimulator, SIM_DEVICES: D, SIM_KEYS: K } = require('../../dist/simulator');
 
-describe('EnergyApiClient against the simulator', function () {
+/** The simulator's clock, frozen here for every test (the client reads the same clock). */
+const T0 = Date.UTC(2026, 5, 15, 12, 0, 7) / 1000;
+
+for (const headerStyle of ['live', 'spec']) describe(`EnergyApiClient against the simulator (${headerStyle} headers)`, function () {
   let sim;
   const clients = [];
   const client = (key = K.full, extra = {}) => {
-    const c = new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: key, backoffBaseMs: 20, ...extra });
+    const c = new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: key, backoffBaseMs: 20, now: () => sim.control.now() * 1000, ...extra });
     clients.push(c);
     return c;
   };
@@ -20,10 +23,19 @@ describe('EnergyApiClient against the simulator', function () {
     });
   };
 
-  before(async () => { sim = await startSimulator({ port: 0 }); });
+  before(async () => { sim = await startSimulator({ port: 0, now: T0, headerStyle }); });
   beforeEach(() => sim.control.reset());
   afterEach(async () => { await Promise.all(clients.splice(0).map((c) => c.close())); });
   after(async () => sim.close());
+
+  it('reads the key\'s daily budget and its reset from this header form', async () => {
+    const c = client();
+    await c.listDevices();
+    const state = c.rateLimitState();
+    assert.equal(state.tpd, 10000);
+    assert.equal(state.dailyRemaining, 9999);
+    assert.equal(state.dailyResetAt, Date.UTC(2026, 5, 16) / 1000, 'the next UTC midnight of the simulator\'s clock');
+  });
 
   describe('devices, models, categories', () => {
     it('lists the devices the key may access, unpaginated', async () => {
@@ -51,6 +63,21 @@ describe('EnergyApiClient against the simulator', function () {
       assert.ok(categories.some((x) => x.id === -1) && categories.some((x) => x.id === 0));
       await c.getChannelCategories();
       assert.equal(apiRequests().filter((r) => r.path === '/v3/devices/channel-categories').length, 1, 'categories are cached');
+    });
+    it('shares one request between concurrent reads of one device, each caller keeping its own signal', async () => {
+      const c = client();
+      sim.control.setFaults({ latencyMs: 200 });
+      const cancelled = new AbortController();
+      const reads = [c.getDevice(D.meter3M), c.getDevice(D.meter3M, { signal: cancelled.signal }), c.getDevice(D.meter3M), c.getDevice(D.wifi6MW)];
+      cancelled.abort();
+      const [a, b, d, w] = await Promise.allSettled(reads);
+      assert.equal(a.value.id, D.meter3M);
+      assert.equal(b.reason.code, 'ABORTED');
+      assert.equal(d.value, a.value);
+      assert.equal(w.value.id, D.wifi6MW);
+      assert.equal(apiRequests().filter((r) => r.path === `/v3/devices/${D.meter3M}`).length, 1);
+      await c.getDevice(D.meter3M);
+      assert.equal(apiRequests().filter((r) => r.path === `/v3/devices/${D.meter3M}`).length, 2, 'a later read asks again');
     });
     it('sends the bearer key, the exact path and no trailing slash', async () => {
       await client().getDevice(D.meter3M);
@@ -87,8 +114,7 @@ describe('EnergyApiClient against the simulator', function () {
       assert.equal(apiRequests().length, 0);
     });
     it('normalises the modbus 422 code written with a space', async () => {
-      const now = Math.floor(Date.now() / 1000);
-      await rejects(client().getModbus(D.meter3M, { fromTs: now - 3600, toTs: now }), (err) => {
+      await rejects(client().getModbus(D.meter3M, { fromTs: T0 - 3600, toTs: T0 }), (err) => {
         assert.equal(err.status, 422);
         assert.equal(err.code, 'UNPROCESSABLE_ENTITY');
         assert.match(err.message, /unsupported/i);
@@ -143,6 +169,8 @@ describe('EnergyApiClient against the simulator', function () {
       const device = await c.getDevice(D.switch6M3SW);
       const sw = device.switches[1];
       const target = sw.state === 'open' ? 'closed' : 'open';
+      // The clock runs from T0 here: the client's 5 s spacing and timeout need time to pass.
+      sim.control.setClock({ now: T0, real: true });
       await c.updateDevice(D.switch6M3SW, { switches: [{ id: sw.id, state: target }] });
       setTimeout(() => sim.control.reportNow(D.switch6M3SW), 6000);
       const outcome = await c.waitForDevice(D.switch6M3SW, (d) => !d.switches[1].pending, { timeoutMs: 15000 });
@@ -154,7 +182,7 @@ describe('EnergyApiClient against the simulator', function () {
   });
 
   describe('energy', () => {
-    const now = () => Math.floor(Date.now() / 1000);
+    const now = () => Math.floor(T0);
     it('reads short energy, converted, with power factor, the plus sign arriving as a plus', async () => {
       const to = now();
       const entries = await client().getShortEnergy(D.meter3M, { fromTs: to - 3600, toTs: to, convert: 'kW', powerFactor: true });

@@ -102,7 +102,7 @@ describe('device update validation (spec 4.3)', () => {
 });
 
 describe('range planner', () => {
-  const now = Math.floor(Date.now() / 1000);
+  const now = Date.UTC(2026, 6, 1, 9, 31, 12) / 1000;
   it('splits short energy into 12-hour spans and refuses ranges past the 31-day retention', () => {
     const from = now - 3 * 86400;
     const ranges = api.planShortRanges(from, now, now);

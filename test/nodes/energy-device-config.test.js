@@ -142,10 +142,10 @@ describe('energy-device-config', function () {
   it('gives up after a short timeout: confirmed false, yellow status, not an error', async function () {
     this.timeout(20000);
     const ctx = await setup({ waitForPending: true, timeout: 6 });
-    const msg = await send(ctx, { payload: { channels: [{ id: 1, ctRating: 60 }] } }, 15000);
+    const msg = await send(ctx, { payload: { channels: [{ id: 1, ctRating: 120 }] } }, 15000);
     assert.equal(msg.confirmed, false);
     assert.ok(msg.elapsed >= 4500 && msg.elapsed < 8000, `elapsed ${msg.elapsed}`);
-    assert.deepEqual(msg.pending, [{ path: `channels.${SW}_C1.ctRating`, value: 60 }]);
+    assert.deepEqual(msg.pending, [{ path: `channels.${SW}_C1.ctRating`, value: 120 }]);
     assert.deepEqual(lastStatus(ctx), { fill: 'yellow', shape: 'ring', text: 'energy-device-config.status.notConfirmed' });
     await sleep(50);
     assert.equal(ctx.outputs.length, 1);
@@ -167,7 +167,7 @@ describe('energy-device-config', function () {
     const caught = await expectError(ctx, { payload: { label: 'Workshop' } });
     assert.equal(caught.apiError.status, 403);
     assert.equal(patches().length, 1);
-    assert.equal((await direct(`/devices/${SW}`)).label, 'Berlin workshop');
+    assert.equal((await direct(`/devices/${SW}`)).label, 'Solar home');
   });
 
   it('refuses a 65-character label before any request', async function () {

@@ -23,9 +23,14 @@ describe('simulator: authentication and routing', function () {
     assert.ok(!r.text.includes(SIM_KEYS.disabled), 'never echoes the whole key');
   });
 
+  it('demo keys look like the live service\'s: key_ and 32 hex characters', () => {
+    for (const key of Object.values(SIM_KEYS)) assert.match(key, /^key_[0-9a-f]{32}$/);
+  });
+
   it('lists the devices of each key', async () => {
     const full = await t.get('/devices');
     assert.equal(full.body.length, 7);
+    assert.deepEqual(full.body, [...full.body].sort(), 'sorted ascending as the live service does');
     assert.ok(!full.body.includes(SIM_DEVICES.forbidden));
     const subset = await t.get('/devices', { key: SIM_KEYS.subset });
     assert.deepEqual(subset.body, [SIM_DEVICES.meter3M, SIM_DEVICES.switch6M3SW]);
@@ -51,10 +56,20 @@ describe('simulator: authentication and routing', function () {
   it('serves models and channel categories', async () => {
     const models = await t.get('/devices/models');
     assert.equal(models.body.length, 10);
-    assert.deepEqual(models.body.find((m) => m.code === '3M'), { code: '3M', displayName: '3 Channel Meter', channelsCount: 3, switchesCount: 0, communications: 'cellular' });
+    const byCode = (code) => models.body.find((m) => m.code === code);
+    assert.deepEqual(byCode('3M'), { code: '3M', displayName: 'Auditor 3M', channelsCount: 3, switchesCount: 0, communications: 'cellular' });
+    assert.deepEqual(byCode('6M+3SW'), { code: '6M+3SW', displayName: 'Auditor 6M+3SW', channelsCount: 6, switchesCount: 3, communications: 'cellular' });
+    assert.deepEqual(byCode('6MW-CER'), { code: '6MW-CER', displayName: 'Auditor 6MW-CER', channelsCount: 6, switchesCount: 1, communications: 'cellular+wifi' });
+    assert.equal(byCode('6MW').communications, 'cellular+wifi');
+    assert.deepEqual([byCode('6M').channelsCount, byCode('6M').switchesCount], [6, 0]);
+    assert.deepEqual([byCode('6M+One').channelsCount, byCode('6M+One').switchesCount], [6, 0]);
     const cats = await t.get('/devices/channel-categories');
-    assert.equal(cats.body.find((c) => c.id === -1).label, 'Not set');
-    assert.equal(cats.body.find((c) => c.id === 0).label, 'Not connected');
+    const labels = Object.fromEntries(cats.body.map((c) => [c.id, c.label]));
+    assert.deepEqual(labels, {
+      '-1': 'Not set', 0: 'Not connected', 1: 'Grid connect', 2: 'Lighting & Power', 3: 'Pool pump', 4: 'Air conditioning',
+      5: 'Solar generation', 6: 'Hot water', 7: 'Electric vehicle', 8: 'Battery', 9: 'Oven', 10: 'Lighting', 11: 'Power',
+      12: 'Hybrid solar & battery system',
+    });
   });
 
   it('renders the fleet as the spec describes', async () => {
@@ -81,6 +96,7 @@ describe('simulator: authentication and routing', function () {
     const sw = (await t.get(`/devices/${SIM_DEVICES.switch6M3SW}`)).body;
     assert.deepEqual(sw.phases.grouping.map((g) => g.included.length), [3, 3]);
     assert.deepEqual(sw.switches.map((s) => s.contactorType), ['NO', 'NC', 'NO']);
+    assert.deepEqual(sw.switches.map((s) => [s.label, s.state]), [['Hot water', 'open'], ['Pool pump', 'open'], ['EV charger', 'open']]);
     const meter = (await t.get(`/devices/${SIM_DEVICES.meter3M}`)).body;
     assert.equal(meter.phases.count, 1);
     assert.equal(meter.phases.grouping.length, 3);

@@ -11,11 +11,11 @@ describe('simulator: long energy', function () {
   after(() => t.sim.close());
 
   it('partial boundary entries: fromTs 10:05 with 15m gives a first entry of 600 s', async () => {
-    const from = utc(2026, 0, 15, 10, 5);
+    const from = utc(2026, 0, 15, 2, 5); // 13:05 in Sydney: the solar exports
     const r = await t.get(`/long-energy/${M}?fromTs=${from}&toTs=${from + 3600}&granularity=15m`);
     assert.equal(r.status, 200);
     assert.deepEqual(r.body.map((e) => e.duration), [600, 900, 900, 900, 300]);
-    assert.equal(r.body[0].timestamp, utc(2026, 0, 15, 10, 15));
+    assert.equal(r.body[0].timestamp, utc(2026, 0, 15, 2, 15));
     assert.equal(r.body[4].timestamp, from + 3600);
     const e = r.body[1];
     e.eReal.forEach((v, i) => assert.equal(v, e.eRealPositive[i] - e.eRealNegative[i]));
@@ -99,7 +99,7 @@ describe('simulator: long energy', function () {
     assert.ok(!('eReal' in kwh));
     const kw = (await t.get(`/long-energy/${M}/latest?convert[energy]=kW&fields[energy]=%2Bpf`)).body;
     assert.equal(kw.pRealNegativeKw[1], base.eRealNegative[1] / (1000 * base.duration));
-    const pf = base.eReal.map((p, i) => Math.round((p / Math.hypot(p, base.eReactive[i])) * 1000) / 1000);
+    const pf = base.eReal.map((p, i) => (Math.hypot(p, base.eReactive[i]) === 0 ? null : Math.round((p / Math.hypot(p, base.eReactive[i])) * 1000) / 1000));
     assert.deepEqual(kw.powerFactor, pf);
     const spaced = (await t.get(`/long-energy/${M}/latest?fields[energy]=+pf`)).body;
     assert.deepEqual(spaced.powerFactor, pf);
@@ -126,7 +126,8 @@ describe('simulator: long energy', function () {
 
 describe('simulator: short energy', function () {
   let t;
-  before(async () => { t = await start(); });
+  // No lost entries here, so counts are exact; losses have their own test (site.test.js).
+  before(async () => { t = await start({ shortLoss: 0 }); });
   after(() => t.sim.close());
 
   it('defaults to the last hour with 30 s entries ending at the period end', async () => {
@@ -162,5 +163,62 @@ describe('simulator: short energy', function () {
     const long = (await t.get(`/long-energy/${M}?fromTs=${from}&toTs=${from + 300}`)).body;
     assert.equal(short.length, 10);
     assert.deepEqual(sum(short, 'eReal'), long[0].eReal);
+  });
+});
+
+describe('simulator: live-service energy rules', function () {
+  const NOW = utc(2026, 0, 15, 10, 7, 0);
+  let t;
+  before(async () => { t = await start({ now: NOW }); });
+  after(() => t.sim.close());
+
+  it('long energy is built from whole 5-minute records: boundaries, multiples of 300, nothing for the 5 minutes in progress', async () => {
+    const r = (await t.get(`/long-energy/${M}?fromTs=${utc(2026, 0, 15, 8, 7)}&toTs=${utc(2026, 0, 15, 8, 58)}`)).body;
+    assert.equal(r[0].timestamp, utc(2026, 0, 15, 8, 15), 'the first whole record starts at 08:10');
+    assert.equal(r[r.length - 1].timestamp, utc(2026, 0, 15, 8, 55), 'the record 08:55-09:00 is not inside the range');
+    assert.ok(r.every((e) => e.timestamp % 300 === 0 && e.duration === 300));
+    for (const [g, zone] of [['15m', 'UTC'], ['hour', 'Asia/Kathmandu'], ['day', 'Australia/Adelaide'], ['week', 'Australia/Sydney']]) {
+      const q = `/long-energy/${M}?fromTs=${utc(2026, 0, 1, 0, 7)}&toTs=${utc(2026, 0, 14, 23, 58)}&granularity=${g}&timezone=${zone}`;
+      const entries = (await t.get(q)).body;
+      assert.ok(entries.length > 0, g);
+      assert.ok(entries.every((e) => e.timestamp % 300 === 0 && e.duration % 300 === 0 && e.duration > 0), `${g} in ${zone}`);
+    }
+    const latest = (await t.get(`/long-energy/${M}/latest`)).body;
+    assert.equal(latest.timestamp, utc(2026, 0, 15, 10, 5), 'the record 10:05-10:10 is still in progress at 10:07');
+    const upToNow = (await t.get(`/long-energy/${M}?fromTs=${NOW - 3600}&toTs=${NOW + 3600}`)).body;
+    assert.equal(upToNow[upToNow.length - 1].timestamp, utc(2026, 0, 15, 10, 5));
+  });
+
+  it('weeks are ISO weeks: Monday 00:00 in the request\'s timezone', async () => {
+    const from = utc(2025, 11, 31, 13); // Thursday 1 January 2026 00:00 in Sydney
+    const weeks = (await t.get(`/long-energy/${M}?fromTs=${from}&toTs=${from + 21 * 86400}&granularity=week&timezone=Australia/Sydney`)).body;
+    const mondays = [utc(2026, 0, 4, 13), utc(2026, 0, 11, 13)]; // Mondays 5 and 12 January 00:00 AEDT
+    assert.deepEqual(weeks.slice(0, 2).map((e) => e.timestamp), mondays);
+    assert.equal(weeks[1].duration, 7 * 86400);
+    assert.equal(weeks[2].timestamp, Math.floor(NOW / 300) * 300, 'the week in progress ends at the last record');
+    assert.equal(weeks[0].duration, 4 * 86400, 'Thursday to Monday');
+    const berlin = (await t.get(`/long-energy/${M}?fromTs=${utc(2025, 11, 31, 23)}&toTs=${utc(2026, 0, 11, 23)}&granularity=week&timezone=Europe/Berlin`)).body;
+    assert.equal(berlin[0].timestamp, utc(2026, 0, 4, 23), 'Monday 5 January 00:00 CET');
+  });
+
+  it('omitted parameters default as the live service does', async () => {
+    const from = utc(2025, 11, 1);
+    const days = (await t.get(`/long-energy/${M}?fromTs=${from}&granularity=day&timezone=UTC`)).body;
+    assert.equal(days[days.length - 1].timestamp, Math.floor(NOW / 300) * 300, 'toTs = fromTs + 3 years, cut at the data');
+    assert.equal(days.length, 46);
+    const hours = (await t.get(`/long-energy/${M}?fromTs=${utc(2025, 9, 1)}&granularity=hour&timezone=UTC`)).body;
+    assert.equal(hours[hours.length - 1].timestamp, utc(2026, 0, 1), 'hour: toTs = fromTs + 3 months');
+    const first = (await t.get(`/long-energy/${M}?granularity=30m`)).body;
+    assert.equal(first[0].timestamp, utc(2024, 0, 1, 0, 30), 'fromTs = the first record');
+    assert.equal(first.length, 31 * 48, '30m: 31 days');
+    const zero = await t.get(`/long-energy/${M}?fromTs=0&toTs=${from}`);
+    assert.equal(zero.status, 422);
+    const shortBefore = (await t.get(`/short-energy/${M}?toTs=${NOW - 7200}`)).body;
+    assert.ok(shortBefore[0].timestamp >= NOW - 3 * 3600 && shortBefore[shortBefore.length - 1].timestamp < NOW - 7200);
+    assert.ok(shortBefore[0].timestamp < NOW - 3 * 3600 + 300, 'the hour before toTs');
+    const old = (await t.get(`/short-energy/${M}?fromTs=${NOW - 3 * 3600}`)).body;
+    assert.ok(old[old.length - 1].timestamp > NOW - 300, 'fromTs more than an hour ago: up to now');
+    const recent = (await t.get(`/short-energy/${M}?fromTs=${NOW - 1800}`)).body;
+    assert.ok(recent[recent.length - 1].timestamp > NOW - 300, 'fromTs within the hour: fromTs + 1 h, cut at now');
   });
 });

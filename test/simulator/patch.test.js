@@ -10,10 +10,10 @@ describe('simulator: PATCH /devices/{id}', function () {
   afterEach(() => t.sim.close());
 
   it('updates metadata with 200 and returns the device as GET does', async () => {
-    const r = await t.patch(`/devices/${SW}`, { id: SW, label: 'New label', channels: [{ id: `${SW}_C2`, categoryId: 9, label: 'EV' }] });
+    const r = await t.patch(`/devices/${SW}`, { id: SW, label: 'New label', channels: [{ id: `${SW}_C2`, categoryId: 7, label: 'EV' }] });
     assert.equal(r.status, 200);
     assert.equal(r.body.result.label, 'New label');
-    assert.equal(r.body.result.channels[1].categoryLabel, 'EV charger');
+    assert.equal(r.body.result.channels[1].categoryLabel, 'Electric vehicle');
     const got = await t.get(`/devices/${SW}`);
     assert.deepEqual(got.body, r.body.result);
     const cleared = await t.patch(`/devices/${SW}`, { label: null });
@@ -26,7 +26,7 @@ describe('simulator: PATCH /devices/{id}', function () {
     assert.equal(ro.body.code, 'FORBIDDEN');
     const noSwitch = await t.patch(`/devices/${SW}`, { label: 'y', switches: [{ id: `${SW}_S1`, state: 'open' }] }, { key: SIM_KEYS.writeNoSwitch });
     assert.equal(noSwitch.status, 403);
-    assert.equal((await t.get(`/devices/${SW}`)).body.label, 'Berlin workshop', 'nothing applied');
+    assert.equal((await t.get(`/devices/${SW}`)).body.label, 'Solar home', 'nothing applied');
     const text = await t.patch(`/devices/${SW}`, '{"label":"z"}', { headers: { 'Content-Type': 'text/plain' } });
     assert.equal(text.status, 400);
     assert.match(text.body.message, /Content-Type must be application\/json/);
@@ -83,17 +83,17 @@ describe('simulator: PATCH /devices/{id}', function () {
   });
 
   it('switch state: pending until the device reports (reportNow)', async () => {
-    const equal = await t.patch(`/devices/${SW}`, { switches: [{ id: `${SW}_S1`, state: 'closed' }] });
+    const equal = await t.patch(`/devices/${SW}`, { switches: [{ id: `${SW}_S1`, state: 'open' }] });
     assert.equal(equal.status, 200);
     assert.ok(!('pending' in equal.body.result.switches[0]), 'same as current: no pending');
-    const r = await t.patch(`/devices/${SW}`, { switches: [{ id: `${SW}_S1`, state: 'open' }] });
+    const r = await t.patch(`/devices/${SW}`, { switches: [{ id: `${SW}_S1`, state: 'closed' }] });
     assert.equal(r.status, 202);
     assert.equal(r.body.status, 202);
-    assert.equal(r.body.result.switches[0].state, 'closed');
-    assert.deepEqual(r.body.result.switches[0].pending, { state: 'open' });
+    assert.equal(r.body.result.switches[0].state, 'open');
+    assert.deepEqual(r.body.result.switches[0].pending, { state: 'closed' });
     t.sim.control.reportNow(SW);
     const after = (await t.get(`/devices/${SW}`)).body.switches[0];
-    assert.equal(after.state, 'open');
+    assert.equal(after.state, 'closed');
     assert.ok(!('pending' in after));
   });
 
@@ -106,7 +106,7 @@ describe('simulator: PATCH /devices/{id}', function () {
     assert.deepEqual(d.channels[0].pending, { ctRating: 400 });
     t.sim.control.setClock({ advance: 29 });
     d = (await t.get(`/devices/${SW}`)).body;
-    assert.equal(d.channels[0].ctRating, 200);
+    assert.equal(d.channels[0].ctRating, 60);
     t.sim.control.setClock({ advance: 1 });
     d = (await t.get(`/devices/${SW}`)).body;
     assert.equal(d.channels[0].ctRating, 400);
@@ -145,6 +145,6 @@ describe('simulator: PATCH /devices/{id}', function () {
   it('reset() restores the initial fleet', async () => {
     await t.patch(`/devices/${SW}`, { label: 'changed' });
     await fetch(`${t.sim.url}/__sim/reset`, { method: 'POST' });
-    assert.equal((await t.get(`/devices/${SW}`)).body.label, 'Berlin workshop');
+    assert.equal((await t.get(`/devices/${SW}`)).body.label, 'Solar home');
   });
 });

@@ -9,19 +9,34 @@ describe('simulator: rate limits', function () {
   beforeEach(async () => { t = await start({ tps: 3, tpd: 10 }); });
   afterEach(() => t.sim.close());
 
-  it('sends live and spec headers on every response, including errors', async () => {
+  it('sends the live headers by default on every response, including errors: resets are seconds remaining', async () => {
     const ok = await t.get('/devices');
     assert.equal(ok.headers.get('x-ratelimit-tpslimit'), '3');
     assert.equal(ok.headers.get('x-ratelimit-tpdlimit'), '10');
     assert.equal(ok.headers.get('x-ratelimit-tpdremaining'), '9');
     assert.equal(ok.headers.get('x-ratelimit-tpsremaining'), '2');
     const midnight = Math.ceil(T0 / 86400) * 86400;
-    assert.equal(ok.headers.get('x-ratelimit-tpdreset'), String(midnight));
-    assert.equal(ok.headers.get('x-ratelimit-limit'), '10');
-    assert.equal(ok.headers.get('x-ratelimit-remaining'), '9');
+    assert.equal(ok.headers.get('x-ratelimit-tpdreset'), String(midnight - T0), 'an integer number of seconds until the sim day ends');
+    const tpsReset = Number(ok.headers.get('x-ratelimit-tpsreset'));
+    assert.ok(tpsReset > 0 && tpsReset <= 1, `TpsReset is seconds remaining: ${tpsReset}`);
+    assert.equal(ok.headers.get('x-ratelimit-limit'), null, 'no spec form by default');
     const notFound = await t.get('/devices/B999999999999');
     assert.equal(notFound.status, 404);
     assert.equal(notFound.headers.get('x-ratelimit-tpdremaining'), '8');
+  });
+
+  it('the spec form (unix-time reset) on headerStyle spec, both forms on both', async () => {
+    t.sim.control.setLimits({ headerStyle: 'spec' });
+    const spec = await t.get('/devices');
+    const midnight = Math.ceil(T0 / 86400) * 86400;
+    assert.equal(spec.headers.get('x-ratelimit-limit'), '10');
+    assert.equal(spec.headers.get('x-ratelimit-remaining'), '9');
+    assert.equal(spec.headers.get('x-ratelimit-reset'), String(midnight));
+    assert.equal(spec.headers.get('x-ratelimit-tpslimit'), null);
+    t.sim.control.setLimits({ headerStyle: 'both' });
+    const both = await t.get('/devices');
+    assert.equal(both.headers.get('x-ratelimit-remaining'), '8');
+    assert.equal(both.headers.get('x-ratelimit-tpdremaining'), '8');
   });
 
   it('answers 429 TPS within a sliding second, with Retry-After, without consuming budget', async () => {
@@ -29,8 +44,10 @@ describe('simulator: rate limits', function () {
     const refused = await t.get('/devices');
     assert.equal(refused.status, 429);
     assert.equal(refused.body.code, 'TOO_MANY_REQUESTS_TPS');
-    assert.equal(refused.headers.get('x-ratelimit-limit'), '3');
-    assert.equal(refused.headers.get('x-ratelimit-remaining'), '0');
+    assert.equal(refused.body.message, 'You have exceeded the request limit of 3 per 1 second for your API key');
+    assert.equal(refused.headers.get('x-ratelimit-tpsremaining'), '0');
+    const wait = Number(refused.headers.get('x-ratelimit-tpsreset'));
+    assert.ok(wait > 0 && wait <= 1, `TpsReset is the seconds until a slot frees: ${wait}`);
     assert.ok(Number(refused.headers.get('retry-after')) >= 1);
     // Another key has its own budget.
     assert.equal((await t.get('/devices', { key: SIM_KEYS.readOnly })).status, 200);
@@ -57,8 +74,10 @@ describe('simulator: rate limits', function () {
     const refused = await t.get('/devices');
     assert.equal(refused.status, 429);
     assert.equal(refused.body.code, 'TOO_MANY_REQUESTS_TPD');
+    assert.equal(refused.body.message, 'You have exceeded the request limit of 2 per 1 day for your API key');
     const midnight = Math.ceil(T0 / 86400) * 86400;
-    assert.equal(refused.headers.get('x-ratelimit-reset'), String(midnight));
+    assert.equal(refused.headers.get('x-ratelimit-tpdreset'), String(midnight - T0));
+    assert.equal(refused.headers.get('x-ratelimit-tpdremaining'), '0');
     assert.equal(refused.headers.get('retry-after'), String(midnight - T0));
     t.sim.control.setClock({ now: midnight });
     assert.equal((await t.get('/devices')).status, 200);

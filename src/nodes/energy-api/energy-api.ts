@@ -1,5 +1,5 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { EnergyApiClient, isEnergyApiError, type KeyStatus, type RateLimitState } from '../../api/index.js';
+import { acquireClient, isEnergyApiError, type ClientLease, type KeyStatus, type RateLimitState } from '../../api/index.js';
 import type { EnergyApiConfigNode } from '../shared/config-types.js';
 import { registerAdminRoutes } from './admin-routes.js';
 
@@ -24,6 +24,8 @@ export = function (RED: NodeAPI): void {
     const users = new Map<string, Node>();
     node.timezone = def.timezone || undefined;
     let lastKey: KeyStatus | undefined;
+    let lease: ClientLease | undefined;
+    let stopListening = () => {};
 
     node.keyStatus = () => lastKey;
     node.register = (user: Node) => {
@@ -44,21 +46,24 @@ export = function (RED: NodeAPI): void {
       // Node-RED substitutes ${NAME} in credentials but leaves the text as typed when NAME is unset.
       const unsetVariable = /^\$\{(\S+)\}$/.exec(apiKey);
       if (unsetVariable) throw new Error(RED._('energy-api.errors.envKeyUnset', { name: unsetVariable[1] }));
-      node.client = new EnergyApiClient({
+      // One client and limiter per base address and key in this process: config nodes sharing a key share its limits.
+      lease = acquireClient({
         baseUrl: def.baseUrl,
         apiKey,
         tps: Number(def.tps) || undefined,
         tpd: Number(def.tpd) || undefined,
       });
-      node.client.on('keyStatus', (status: KeyStatus) => {
+      const client = lease.client;
+      node.client = client;
+      const onKeyStatus = (status: KeyStatus) => {
         lastKey = status;
         if (!status.accepted) {
           push('red', RED._('energy-api.status.keyRefused', { key: status.key }));
           node.error(RED._('energy-api.errors.keyRefused', { key: status.key, reason: status.error?.message ?? '' }));
         }
-      });
+      };
       let warnedLow = false;
-      node.client.on('rateLimit', (state: RateLimitState) => {
+      const onRateLimit = (state: RateLimitState) => {
         if (state.throttled) push('yellow', RED._('energy-api.status.rateLimited'));
         const low = state.dailyRemaining < state.tpd * LOW_BUDGET_SHARE;
         if (low && !warnedLow) {
@@ -66,17 +71,26 @@ export = function (RED: NodeAPI): void {
           node.warn(RED._('energy-api.errors.budgetLow', { remaining: state.dailyRemaining, tpd: state.tpd }));
         }
         warnedLow = low;
-      });
+      };
+      client.on('keyStatus', onKeyStatus);
+      client.on('rateLimit', onRateLimit);
+      lastKey = client.lastKeyStatus();
+      stopListening = () => {
+        client.off('keyStatus', onKeyStatus);
+        client.off('rateLimit', onRateLimit);
+      };
     } catch (err) {
       node.problem = isEnergyApiError(err) || err instanceof Error ? err.message : String(err);
       node.error(RED._('energy-api.errors.unusable', { reason: node.problem }));
     }
 
     node.on('close', (_removed: boolean, done: () => void) => {
-      const client = node.client;
+      stopListening();
       node.client = undefined;
       users.clear();
-      void (client ? client.close() : Promise.resolve()).finally(done);
+      const held = lease;
+      lease = undefined;
+      void (held ? held.release() : Promise.resolve()).finally(done);
     });
   }
 

@@ -1,0 +1,51 @@
+'use strict';
+// Issue 12, first part: the limits belong to the key, so two energy-api config nodes holding one key
+// share one client and limiter, and together never exceed the key's rate at the simulator.
+const assert = require('node:assert/strict');
+const { helper, startSimulator, nodeFile, startServer, stopServer, load } = require('../support/env');
+const { sharedClientHolders } = require('../../dist/api');
+const { SIM_KEYS } = require('../../dist/simulator');
+
+/** Largest number of requests the simulator received within any 1000 ms window. */
+function busiestSecond(times) {
+  let most = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while (times[i] - times[j] >= 1000) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}
+
+describe('energy-api: one client and limiter per base address and key', function () {
+  this.timeout(60000);
+  let sim;
+  before(async () => { sim = await startSimulator({ port: 0, now: Date.UTC(2026, 5, 15, 12) / 1000 }); });
+  after(async () => sim.close());
+  beforeEach(function (done) { sim.control.reset(); startServer(done); });
+  afterEach(async () => stopServer());
+
+  const config = (id, tps = 5) => ({ id, type: 'energy-api', name: `config ${id}`, baseUrl: sim.baseUrl, tps, tpd: 10000, timezone: '' });
+
+  it('two config nodes on one key share one client, never exceed the limit together, and release it with the last', async () => {
+    const flow = [config('a'), config('b'), config('other')];
+    await load([nodeFile('energy-api')], flow, { a: { apiKey: SIM_KEYS.full }, b: { apiKey: SIM_KEYS.full }, other: { apiKey: SIM_KEYS.readOnly } });
+    const [a, b, other] = ['a', 'b', 'other'].map((id) => helper.getNode(id));
+    assert.ok(a.client && a.client === b.client, 'one client for one key');
+    assert.notEqual(other.client, a.client, 'another key has its own client');
+    assert.equal(sharedClientHolders({ baseUrl: sim.baseUrl, apiKey: SIM_KEYS.full }), 2);
+
+    const client = a.client;
+    const reads = [];
+    for (let i = 0; i < 15; i++) reads.push(a.client.listDevices(), b.client.listDevices());
+    await Promise.all(reads);
+    const log = sim.control.log().filter((r) => r.path.startsWith('/v3') && r.key5 === SIM_KEYS.full.slice(-5));
+    assert.equal(log.length, 30, JSON.stringify(log.map((r) => [r.path, r.status])));
+    assert.equal(log.filter((r) => r.status === 429).length, 0, 'no 429');
+    const busiest = busiestSecond(log.map((r) => r.at));
+    assert.ok(busiest <= 5, `busiest second at the simulator held ${busiest} requests of the key (limit 5)`);
+
+    await helper.unload();
+    assert.equal(sharedClientHolders({ baseUrl: sim.baseUrl, apiKey: SIM_KEYS.full }), 0, 'released with the last config node');
+    await assert.rejects(client.listDevices(), (err) => err.code === 'ABORTED');
+  });
+});
