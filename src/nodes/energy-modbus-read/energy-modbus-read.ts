@@ -1,6 +1,6 @@
 import type { Node, NodeAPI, NodeMessageInFlow } from 'node-red';
-import { MODBUS_MAX_SPAN_S, type ModbusEntry, type RangeQuery } from '../../api/index.js';
-import { assertWithinBudget, maxRequestsOf, requestsFor } from '../shared/request-budget.js';
+import { checkPlanCost, type ModbusEntry, type RangeQuery } from '../../api/index.js';
+import { maxRequestsOf } from '../shared/request-budget.js';
 import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { commonKey } from '../shared/i18n.js';
 import { resolveTimezone } from '../shared/timezone.js';
@@ -17,7 +17,7 @@ export = function (RED: NodeAPI): void {
     const runtime = new FlowNodeRuntime(RED, this, def);
     /** Refuses, before any planning, a range that would cost more than the node's maxRequests. */
     const checkBudget = (range: RangeQuery): void =>
-      assertWithinBudget(requestsFor(range.fromTs, range.toTs, MODBUS_MAX_SPAN_S), maxRequestsOf(def), '7 days');
+      checkPlanCost({ kind: 'modbus', ...range, nowS: Math.floor(Date.now() / 1000) }, maxRequestsOf(def));
 
     runtime.onInput<ModbusReadMsg>(async ({ msg, send, client, config, signal }) => {
       const deviceId = runtime.deviceId(msg);
@@ -37,7 +37,7 @@ export = function (RED: NodeAPI): void {
         if (query === 'range') {
           const range = readRange(msg, def, { timezone });
           checkBudget(range);
-          entries = await client.getModbus(deviceId, range, { signal });
+          entries = await client.getModbus(deviceId, range, { signal, maxRequests: maxRequestsOf(def) });
           out.range = { ...range, timezone };
         } else {
           const entry = await client.getModbusEdge(deviceId, query, {}, { signal });

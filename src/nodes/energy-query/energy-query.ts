@@ -1,6 +1,6 @@
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
 import {
-  EnergyApiError, floorToBucket, formatTime, planLongRanges, planShortRanges, LONG_MAX_SPAN_S, LONG_SPAN_LABEL, SHORT_MAX_SPAN_S, SHORT_RETENTION_S,
+  EnergyApiError, checkPlanCost, floorToBucket, formatTime, planLongRanges, planShortRanges,
   type Device, type EnergyApiClient, type EnergyEntry,
 } from '../../api/index.js';
 import { commonKey } from '../shared/i18n.js';
@@ -9,7 +9,7 @@ import { FlowNodeRuntime, type InputContext } from '../shared/flow-node.js';
 import { FollowStore, followKey, followWindow, isCompleteBucket, selectNew } from './follow.js';
 import { chartPoints, seriesNames, type ChartPoint } from './outputs.js';
 import { inSlices } from './chunks.js';
-import { assertWithinBudget, maxRequestsOf, requestsFor } from '../shared/request-budget.js';
+import { maxRequestsOf } from '../shared/request-budget.js';
 import { catchUpSeconds, readSettings, resolveRange, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from './query-settings.js';
 
 type QueryInMsg = NodeMessageInFlow & QueryMsg & Record<string, unknown>;
@@ -39,7 +39,7 @@ export = function (RED: NodeAPI): void {
       // Bad time text and unaffordable ranges are refused before any request; the real reading needs the device's timezone.
       if (settings.query === 'range') {
         const { fromTs, toTs } = resolveRange(settings, settings.timezone);
-        checkBudget({ deviceId, settings }, fromTs, toTs);
+        checkBudget({ settings }, fromTs, toTs);
       }
       const grouped = Boolean(settings.options.groupByPhase);
       const needsDevice = !settings.timezone || output === 'chart' || grouped;
@@ -60,18 +60,9 @@ export = function (RED: NodeAPI): void {
       }
     }
 
-    /** Long energy exists from 1 Jan 2019 (spec 4.8): earlier spans are never asked for. */
-    const LONG_DATA_FROM = Date.UTC(2019, 0, 1) / 1000;
-
-    /** Refuses, before any planning, a range that would cost more than the node's maxRequests. */
-    function checkBudget(r: Resolved, fromTs: number, toTs: number): void {
-      const max = maxRequestsOf(def);
-      if (r.settings.kind === 'short') {
-        assertWithinBudget(requestsFor(fromTs, toTs, SHORT_MAX_SPAN_S, nowS() - SHORT_RETENTION_S), max, '12 hours');
-      } else {
-        const g = r.settings.granularity ?? '5m';
-        assertWithinBudget(requestsFor(fromTs, toTs, LONG_MAX_SPAN_S[g], LONG_DATA_FROM), max, LONG_SPAN_LABEL[g]);
-      }
+    /** Refuses, before any planning or device read, a range that would cost more than the node's maxRequests. */
+    function checkBudget(r: Pick<Resolved, 'settings'>, fromTs: number, toTs: number): void {
+      checkPlanCost({ kind: r.settings.kind, granularity: r.settings.granularity, fromTs, toTs, nowS: nowS() }, maxRequestsOf(def));
     }
 
     function fetchRange(client: EnergyApiClient, r: Resolved, fromTs: number, toTs: number, signal: AbortSignal): Promise<EnergyEntry[]> {
@@ -79,8 +70,9 @@ export = function (RED: NodeAPI): void {
       const count = requestCount(r, fromTs, toTs);
       runtime.busy(count && count > 1 ? RED._('energy-query.status.requestingMany', { count }) : RED._(commonKey('status.requesting')));
       const { options, kind, granularity } = r.settings;
-      if (kind === 'short') return client.getShortEnergy(r.deviceId, { fromTs, toTs, ...options }, { signal });
-      return client.getLongEnergy(r.deviceId, { fromTs, toTs, granularity, timezone: r.timezone, ...options }, { signal });
+      const call = { signal, maxRequests: maxRequestsOf(def) };
+      if (kind === 'short') return client.getShortEnergy(r.deviceId, { fromTs, toTs, ...options }, call);
+      return client.getLongEnergy(r.deviceId, { fromTs, toTs, granularity, timezone: r.timezone, ...options }, call);
     }
 
     function describe(msg: QueryInMsg, r: Resolved, fromTs: number | undefined, toTs: number | undefined): void {
