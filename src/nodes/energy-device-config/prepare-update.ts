@@ -1,4 +1,5 @@
 import { EnergyApiError, type ApiErrorDetail, type DeviceUpdate } from '../../api/index.js';
+import { assertPlainData } from '../shared/msg-guard.js';
 
 type Json = Record<string, unknown>;
 
@@ -11,6 +12,7 @@ export function prepareUpdate(payload: unknown, deviceId: string): DeviceUpdate 
   if (!isObject(payload)) {
     throw EnergyApiError.invalid('msg.payload must be an object with the fields to change, for example {"label": "Workshop"}');
   }
+  assertPlainData(payload, 'msg.payload');
   const update = structuredClone(payload);
   const problems: string[] = [];
 

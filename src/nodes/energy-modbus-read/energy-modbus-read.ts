@@ -1,5 +1,6 @@
 import type { Node, NodeAPI, NodeMessageInFlow } from 'node-red';
-import type { ModbusEntry } from '../../api/index.js';
+import { checkPlanCost, type ModbusEntry, type RangeQuery } from '../../api/index.js';
+import { maxRequestsOf } from '../shared/request-budget.js';
 import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { commonKey } from '../shared/i18n.js';
 import { resolveTimezone } from '../shared/timezone.js';
@@ -11,7 +12,7 @@ import { migrations } from './migrations.js';
 import { attachDailyCost } from '../shared/request-cost.js';
 import { nodeClock } from '../shared/clock.js';
 
-type ModbusReadDef = FlowNodeDef & ModbusReadSettings;
+type ModbusReadDef = FlowNodeDef & ModbusReadSettings & { maxRequests?: unknown };
 type ModbusReadMsg = NodeMessageInFlow & ModbusReadOverrides & { deviceId?: unknown };
 
 export = function (RED: NodeAPI): void {
@@ -20,13 +21,16 @@ export = function (RED: NodeAPI): void {
     def = upgradeSavedConfig(this, def, migrations);
     attachDailyCost(RED, this, def, () => ({ nowMs: nodeClock(RED)() }));
     const runtime = new FlowNodeRuntime(RED, this, def);
+    /** Refuses, before any planning, a range that would cost more than the node's maxRequests. */
+    const checkBudget = (range: RangeQuery): void =>
+      checkPlanCost({ kind: 'modbus', ...range, nowS: Math.floor(runtime.now() / 1000) }, maxRequestsOf(def));
 
     runtime.onInput<ModbusReadMsg>(async ({ msg, send, client, config, call }) => {
       const deviceId = runtime.deviceId(msg);
       const query = readQuery(msg, def);
       const scale = readScale(msg, def);
       // Refuse unreadable times before any request; they are read again in the device's timezone.
-      if (query === 'range') readRange(msg, def, { timezone: config.timezone, nowMs: runtime.now() });
+      if (query === 'range') checkBudget(readRange(msg, def, { timezone: config.timezone, nowMs: runtime.now() }));
       runtime.busy(RED._(commonKey('status.requesting')));
 
       const device = await readDevice(client, deviceId, call);
@@ -38,7 +42,8 @@ export = function (RED: NodeAPI): void {
       try {
         if (query === 'range') {
           const range = readRange(msg, def, { timezone, nowMs: runtime.now() });
-          entries = await client.getModbus(deviceId, range, call);
+          checkBudget(range);
+          entries = await client.getModbus(deviceId, range, { ...call, maxRequests: maxRequestsOf(def) });
           out.range = { ...range, timezone };
         } else {
           const entry = await client.getModbusEdge(deviceId, query, {}, call);

@@ -1,4 +1,5 @@
 import { EnergyApiError, formatTime, parseTime, type Edge, type RangeQuery, type TimeContext, type TimeInput } from '../../api/index.js';
+import { describeValue } from '../shared/msg-guard.js';
 
 export type ModbusQuery = 'range' | Edge;
 export type ModbusScale = 'raw' | 'units';
@@ -33,18 +34,18 @@ function pick(msgValue: unknown, nodeValue: string | undefined, fallback: string
 export function readQuery(msg: ModbusReadOverrides, settings: ModbusReadSettings): ModbusQuery {
   const value = pick(msg.query, settings.query, 'range');
   if (typeof value === 'string' && (QUERIES as readonly string[]).includes(value)) return value as ModbusQuery;
-  throw EnergyApiError.invalid(`query must be "range", "first" or "latest", not ${JSON.stringify(value)}`);
+  throw EnergyApiError.invalid(`query must be "range", "first" or "latest", not ${describeValue(value)}`);
 }
 
 export function readScale(msg: ModbusReadOverrides, settings: ModbusReadSettings): ModbusScale {
   const value = pick(msg.scale, settings.scale, DEFAULT_SCALE);
   if (typeof value === 'string' && (SCALES as readonly string[]).includes(value)) return value as ModbusScale;
-  throw EnergyApiError.invalid(`scale must be "raw" (values as stored on the meter) or "units" (kWh and kvarh), not ${JSON.stringify(value)}`);
+  throw EnergyApiError.invalid(`scale must be "raw" (values as stored on the meter) or "units" (kWh and kvarh), not ${describeValue(value)}`);
 }
 
 function readTime(property: 'fromTs' | 'toTs', value: unknown, ctx: TimeContext): number {
   if (typeof value !== 'number' && typeof value !== 'string' && !(value instanceof Date)) {
-    throw EnergyApiError.invalid(`${property} must be unix seconds or ms, ISO text, a Date or relative text such as "-24h", not ${typeof value}`);
+    throw EnergyApiError.invalid(`${property} must be unix seconds or ms, ISO text, a Date or relative text such as "-24h", not ${describeValue(value)}`);
   }
   try {
     return parseTime(value as TimeInput, ctx);

@@ -1,6 +1,6 @@
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
 import {
-  floorToBucket, formatTime, planLongRanges, planShortRanges,
+  EnergyApiError, checkPlanCost, floorToBucket, formatTime, planLongRanges, planShortRanges,
   type Device, type EnergyApiClient, type EnergyEntry,
 } from '../../api/index.js';
 import { commonKey } from '../shared/i18n.js';
@@ -9,6 +9,8 @@ import { FlowNodeRuntime, type InputContext } from '../shared/flow-node.js';
 import { FollowStore, followKey, followWindow, isCompleteBucket, selectNew } from './follow.js';
 import { chartSeries, seriesNames } from './outputs.js';
 import { readChartOptions, type ChartDef } from './chart-settings.js';
+import { inSlices } from './chunks.js';
+import { maxRequestsOf } from '../shared/request-budget.js';
 import { catchUpSeconds, readSettings, resolveRange, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from './query-settings.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
@@ -44,10 +46,18 @@ export = function (RED: NodeAPI): void {
       const settings = readSettings(def, msg);
       // Chart options too are refused before any request.
       if (output === 'chart') readChartOptions(def, msg, settings.options.convert);
-      // Bad time text is refused before any request; the real reading needs the device's timezone.
-      if (settings.query === 'range') resolveRange(settings, settings.timezone, runtime.now());
-      const needsDevice = !settings.timezone || output === 'chart';
+      // Bad time text and unaffordable ranges are refused before any request; the real reading needs the device's timezone.
+      if (settings.query === 'range') {
+        const { fromTs, toTs } = resolveRange(settings, settings.timezone, runtime.now());
+        checkBudget({ settings }, fromTs, toTs);
+      }
+      const grouped = Boolean(settings.options.groupByPhase);
+      const needsDevice = !settings.timezone || output === 'chart' || grouped;
       const device = needsDevice ? await client.knownDevice(deviceId, runtime.call) : undefined;
+      // The service answers 422 when grouping is asked of a device without phase groups.
+      if (grouped && (device?.phases?.count === null || device?.phases?.count === undefined || !device.phases.grouping?.length)) {
+        throw EnergyApiError.invalid(`groupByPhase: device ${deviceId} has no phase grouping configured, so its energy cannot be grouped by phase`);
+      }
       return { deviceId, settings, timezone: resolveTimezone(settings.timezone, device, config), device };
     }
 
@@ -60,12 +70,19 @@ export = function (RED: NodeAPI): void {
       }
     }
 
+    /** Refuses, before any planning or device read, a range that would cost more than the node's maxRequests. */
+    function checkBudget(r: Pick<Resolved, 'settings'>, fromTs: number, toTs: number): void {
+      checkPlanCost({ kind: r.settings.kind, granularity: r.settings.granularity, fromTs, toTs, nowS: nowS() }, maxRequestsOf(def));
+    }
+
     function fetchRange(client: EnergyApiClient, r: Resolved, fromTs: number, toTs: number): Promise<EnergyEntry[]> {
+      checkBudget(r, fromTs, toTs);
       const count = requestCount(r, fromTs, toTs);
       runtime.busy(count && count > 1 ? RED._('energy-query.status.requestingMany', { count }) : RED._(commonKey('status.requesting')));
       const { options, kind, granularity } = r.settings;
-      if (kind === 'short') return client.getShortEnergy(r.deviceId, { fromTs, toTs, ...options }, runtime.call);
-      return client.getLongEnergy(r.deviceId, { fromTs, toTs, granularity, timezone: r.timezone, ...options }, runtime.call);
+      const call = { ...runtime.call, maxRequests: maxRequestsOf(def) };
+      if (kind === 'short') return client.getShortEnergy(r.deviceId, { fromTs, toTs, ...options }, call);
+      return client.getLongEnergy(r.deviceId, { fromTs, toTs, granularity, timezone: r.timezone, ...options }, call);
     }
 
     function describe(msg: QueryInMsg, r: Resolved, fromTs: number | undefined, toTs: number | undefined): void {
@@ -80,8 +97,11 @@ export = function (RED: NodeAPI): void {
 
     async function emit(ctx: InputContext<QueryInMsg>, r: Resolved, entries: EnergyEntry[], single: boolean, follow: boolean): Promise<void> {
       const { msg, send } = ctx;
+      const stopped = (): boolean => runtime.closed;
       if (output === 'split') {
-        if (entries.length) send([entries.map((entry) => splitMessage(msg, r, entry))]);
+        // Each entry's msg is a copy of the input without its payload (which may be large).
+        const { payload: _payload, ...base } = msg;
+        await inSlices(entries, (slice) => send([slice.map((entry) => splitMessage(base as QueryInMsg, r, entry))]), stopped, 50);
       } else if (output === 'chart') {
         const phase = RED._('energy-query.chart.phase');
         const grouped = Boolean(r.settings.options.groupByPhase);

@@ -42,7 +42,9 @@ export function selectNew(entries: EnergyEntry[], state: FollowState, window: Fo
   const seen = new Set(state.emitted);
   const fresh = entries.filter((e) => e.timestamp >= window.threshold && !seen.has(e.timestamp));
   if (fresh.length === 0) return { fresh, next: state };
-  const cursor = Math.max(state.cursor ?? -Infinity, ...fresh.map((e) => e.timestamp));
+  // A loop, not Math.max(...list): one read may bring more entries than a call takes arguments.
+  let cursor = state.cursor ?? -Infinity;
+  for (const e of fresh) if (e.timestamp > cursor) cursor = e.timestamp;
   const keepFrom = Math.max(cursor - catchUpS, state.startTs);
   const emitted = [...state.emitted, ...fresh.map((e) => e.timestamp)].filter((ts) => ts >= keepFrom).sort((a, b) => a - b);
   return { fresh, next: { startTs: state.startTs, cursor, emitted } };

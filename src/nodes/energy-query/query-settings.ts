@@ -3,6 +3,7 @@ import {
   type EnergyConversion, type EnergyKind, type EnergyOptions, type Granularity, type TimeInput,
 } from '../../api/index.js';
 import type { FlowNodeDef } from '../shared/flow-node.js';
+import { describeValue } from '../shared/msg-guard.js';
 
 export type QueryMode = 'range' | 'first' | 'latest';
 export type OutputFormat = 'entries' | 'chart' | 'split';
@@ -21,6 +22,8 @@ export interface EnergyQueryDef extends FlowNodeDef {
   output?: string;
   follow?: boolean;
   catchUp?: string | number;
+  /** Most requests one msg may cost (default DEFAULT_MAX_REQUESTS). */
+  maxRequests?: string | number;
 }
 
 /** The msg properties that override the node's settings. */
@@ -64,20 +67,20 @@ function pick(msg: QueryMsg, def: EnergyQueryDef, name: keyof QueryMsg & keyof E
 function oneOf<T extends string>(value: unknown, allowed: readonly T[], fallback: T, source: string): T {
   if (!given(value)) return fallback;
   if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
-  throw EnergyApiError.invalid(`${source} must be one of ${allowed.join(', ')}; got "${String(value).slice(0, 40)}"`);
+  throw EnergyApiError.invalid(`${source} must be one of ${allowed.join(', ')}; got ${describeValue(value)}`);
 }
 
 function flag(value: unknown, source: string): boolean {
   if (value === undefined || value === null || value === '') return false;
   if (typeof value === 'boolean') return value;
   if (value === 'true' || value === 'false') return value === 'true';
-  throw EnergyApiError.invalid(`${source} must be true or false; got ${JSON.stringify(value).slice(0, 40)}`);
+  throw EnergyApiError.invalid(`${source} must be true or false; got ${describeValue(value)}`);
 }
 
 function timeInput(value: unknown, fallback: string, source: string): { value: TimeInput; source: string } {
   if (!given(value)) return { value: fallback, source };
   if (typeof value === 'number' || typeof value === 'string' || value instanceof Date) return { value, source };
-  throw EnergyApiError.invalid(`${source} must be unix seconds or ms, ISO text, a Date or relative text such as "-24h"; got ${typeof value}`);
+  throw EnergyApiError.invalid(`${source} must be unix seconds or ms, ISO text, a Date or relative text such as "-24h"; got ${describeValue(value)}`);
 }
 
 /** Reads and checks the node's properties and the msg overrides (spec 4.6 to 4.12 rules). */
@@ -94,8 +97,8 @@ export function readSettings(def: EnergyQueryDef, msg: QueryMsg): QuerySettings 
   }
 
   const tz = pick(msg, def, 'timezone');
-  if (given(tz.value) && !isValidTimezone(tz.value)) {
-    throw EnergyApiError.invalid(`${tz.source} "${String(tz.value).slice(0, 64)}" is not a time zone name (use a TZ database name such as Europe/Berlin)`);
+  if (given(tz.value) && (typeof tz.value !== 'string' || !isValidTimezone(tz.value))) {
+    throw EnergyApiError.invalid(`${tz.source} ${describeValue(tz.value)} is not a time zone name (use a TZ database name such as Europe/Berlin)`);
   }
 
   const conv = pick(msg, def, 'convert');

@@ -1,4 +1,5 @@
 import { EnergyApiError, supportsModbus, supportsSwitching, type Device, type Switch, type SwitchState } from '../../api/index.js';
+import { describeValue } from '../shared/msg-guard.js';
 
 /** What a msg asks for: a state, or the opposite of the last known (or already requested) state. */
 export type SwitchCommand = SwitchState | 'toggle';
@@ -35,7 +36,7 @@ export function parseCommand(payload: unknown, sw: Switch): SwitchCommand {
     const word = WORDS[text];
     if (word) return word;
   }
-  const shown = typeof payload === 'string' ? `"${payload.slice(0, 40)}"` : JSON.stringify(payload) ?? String(payload);
+  const shown = describeValue(payload);
   throw EnergyApiError.invalid(
     `msg.payload ${shown} is not a switch command: send open/closed, on/off, true/false, 1/0, toggle` +
       ` or the switch's labels "${sw.closedStateLabel}"/"${sw.openStateLabel}"`,
@@ -50,7 +51,7 @@ export function switchIdFor(deviceId: string, raw: unknown): string | undefined 
     if (!Number.isInteger(n) || n < 1) throw EnergyApiError.invalid(`switchId ${String(raw)} is not a switch number (1, 2, 3…)`);
     return `${deviceId}_S${n}`;
   }
-  if (typeof raw !== 'string') throw EnergyApiError.invalid('switchId must be a switch id such as D…_S2 or a switch number');
+  if (typeof raw !== 'string') throw EnergyApiError.invalid(`switchId must be a switch id such as D…_S2 or a switch number, not ${describeValue(raw)}`);
   const id = raw.trim();
   if (!id.startsWith(`${deviceId}_S`)) {
     throw EnergyApiError.invalid(`switchId "${id.slice(0, 40)}" is not a switch of device ${deviceId} (its switches are ${deviceId}_S1, _S2…)`);

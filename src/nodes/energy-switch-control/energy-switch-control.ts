@@ -74,7 +74,14 @@ export = function (RED: NodeAPI): void {
             const outcome = await client.updateDevice(id, { switches: [{ id: swId, state: target }] }, { ...rt.call, priority: 'interactive' });
             return outcome.device;
           } catch (err) {
-            throw isEnergyApiError(err) && err.status === 403 ? notPermitted(err, client.key) : err;
+            if (isEnergyApiError(err) && err.status === 403) throw notPermitted(err, client.key);
+            // A server error or a lost answer may come after the service took the change: the poll that
+            // follows tells, and the command ends confirmed or not confirmed (output 2), never unknown.
+            if (mayHaveApplied(err)) {
+              rt.node.warn(key('errors.writeUncertain', { reason: isEnergyApiError(err) ? err.code : String(err) }));
+              return client.knownDevice(id, { signal: rt.signal, priority: 'interactive' });
+            }
+            throw err;
           }
         },
         waitFor: async (id, swId, target, ms) => {
@@ -120,6 +127,12 @@ export = function (RED: NodeAPI): void {
         send([null, out]);
       }
     });
+  }
+
+  /** 5xx, or sent without an answer (reset, timeout, malformed body): the write may have been applied. */
+  function mayHaveApplied(err: unknown): boolean {
+    if (!isEnergyApiError(err) || !err.sent || err.code === 'ABORTED') return false;
+    return err.status >= 500 || err.status === 0;
   }
 
   /** A 403 on a switch write means the key lacks the switching permission (spec 4.3 rule 2, 5.4). */

@@ -2,6 +2,7 @@ import type { Node, NodeAPI, NodeMessageInFlow } from 'node-red';
 import type { Device } from '../../api/index.js';
 import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { commonKey } from '../shared/i18n.js';
+import { assertPlainData } from '../shared/msg-guard.js';
 import { DevicePoller, timerSleep } from '../shared/device-poller.js';
 import { parseWifiRequest, scrubPayload, wifiApplied, wifiResult, withoutPsk, type WifiRequest } from './wifi-request.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
@@ -39,11 +40,14 @@ export = function (RED: NodeAPI): void {
       return run;
     }
 
+    /** Each msg's payload as it came, PSK included: only this node's input handler reads it. */
+    const originals = new WeakMap<object, unknown>();
+
     rt.onInput(async ({ msg, send, client, call }) => {
-      const original = msg.payload;
-      // Before anything can fail: a Catch node or a later node must never receive the PSK.
-      msg.payload = scrubPayload(original);
+      const original = originals.get(msg);
+      originals.delete(msg);
       const deviceId = rt.deviceId(msg as NodeMessageInFlow & { deviceId?: unknown });
+      assertPlainData(original, 'msg.payload');
       const request: WifiRequest = parseWifiRequest(original, node.credentials?.password || undefined);
 
       await serialised(async () => {
@@ -70,6 +74,10 @@ export = function (RED: NodeAPI): void {
         }
         send(out);
       });
+    }, (msg) => {
+      // Before anything can fail: a Catch node or a later node must never receive the PSK.
+      originals.set(msg, msg.payload);
+      msg.payload = scrubPayload(msg.payload);
     });
   }
 

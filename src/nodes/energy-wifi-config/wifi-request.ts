@@ -32,13 +32,14 @@ export function parseWifiRequest(payload: unknown, credentialPsk: string | undef
     throw EnergyApiError.invalid(`no PSK for network "${ssid}": send msg.payload.psk or set the node's password`);
   }
   if (!isValidPsk(secret)) {
-    throw EnergyApiError.invalid('the PSK must be a WPA2 passphrase of 8 to 63 characters (or 64 hexadecimal digits)');
+    throw EnergyApiError.invalid('the PSK must be a WPA2 passphrase of 8 to 63 characters');
   }
   return { ssid, psk: secret, wifiOff: false };
 }
 
+/** The service takes passphrases of 8 to 63 characters only (it answers 422 to a 64-digit hex key). */
 function isValidPsk(psk: string): boolean {
-  return (psk.length >= 8 && psk.length <= 63) || /^[0-9a-fA-F]{64}$/.test(psk);
+  return psk.length >= 8 && psk.length <= 63;
 }
 
 /** Nothing of the WiFi change is waiting for the device any more. */

@@ -5,6 +5,7 @@ import type { EnergyApiConfigNode } from './config-types.js';
 import { errorDetails, shortReason, toError } from './errors.js';
 import { commonKey } from './i18n.js';
 import { RetryStatus } from './retry-status.js';
+import { describeValue, guardMessage } from './msg-guard.js';
 
 /** Properties every flow node of this package has. */
 export interface FlowNodeDef extends NodeDef {
@@ -79,7 +80,8 @@ export class FlowNodeRuntime {
     if (raw === undefined || raw === null || raw === '') {
       throw EnergyApiError.invalid('no device id: set one in the node or send msg.deviceId');
     }
-    return checkDeviceId(String(raw));
+    if (typeof raw !== 'string') throw EnergyApiError.invalid(`msg.deviceId must be text such as B3M0000000001, not ${describeValue(raw)}`);
+    return checkDeviceId(raw);
   }
 
   /** The client, or an error that says why the config node cannot give one. */
@@ -89,9 +91,13 @@ export class FlowNodeRuntime {
     return this.config.client;
   }
 
-  onInput<M extends NodeMessageInFlow>(handler: Handler<M>): void {
+  /**
+   * `prepare` runs first, before any check can fail: it takes out of the msg what no Catch node may
+   * see (a PSK).
+   */
+  onInput<M extends NodeMessageInFlow>(handler: Handler<M>, prepare?: (msg: M) => void): void {
     this.node.on('input', (msg: NodeMessageInFlow, send: SendFn, done: (err?: Error) => void) => {
-      void this.run(handler, msg as M, send, done);
+      void this.run(handler, msg as M, send, safeDone(this.node, done), prepare);
     });
   }
 
@@ -141,9 +147,11 @@ export class FlowNodeRuntime {
     this.cleanups.push(cleanup);
   }
 
-  private async run<M extends NodeMessageInFlow>(handler: Handler<M>, msg: M, send: SendFn, done: (err?: Error) => void): Promise<void> {
+  private async run<M extends NodeMessageInFlow>(handler: Handler<M>, msg: M, send: SendFn, done: (err?: Error) => void, prepare?: (msg: M) => void): Promise<void> {
     if (this.closed) return done();
     try {
+      prepare?.(msg);
+      guardMessage(msg as unknown as Record<string, unknown>);
       const client = this.client();
       const guardedSend: SendFn = (out) => {
         if (!this.closed) send(out);
@@ -165,6 +173,20 @@ export class FlowNodeRuntime {
     for (const cleanup of this.cleanups.splice(0)) await cleanup();
     if (this.config) await new Promise<void>((resolve) => this.config?.deregister(this.node, resolve));
   }
+}
+
+/**
+ * `done` that cannot throw back into the node: should Node-RED fail to hand the msg to a Catch or
+ * Complete node, the error is still reported (without the msg) instead of becoming an unhandled rejection.
+ */
+function safeDone(node: Node, done: (err?: Error) => void): (err?: Error) => void {
+  return (err) => {
+    try {
+      done(err);
+    } catch (failure) {
+      node.error(err ?? toError(failure));
+    }
+  };
 }
 
 export function isAborted(err: unknown): boolean {

@@ -1,0 +1,176 @@
+'use strict';
+// Bad input: a seeded fuzzer sends random and adversarial messages to every flow node type in a real
+// Node-RED runtime against the simulator (frozen clock). Replay a run with FUZZ_SEED=<seed>; change
+// its size with FUZZ_COUNT (default 10,000 messages in all).
+const assert = require('node:assert/strict');
+const {
+  helper, startSimulator, allNodes, startServer, stopServer, load, simClockSettings, accountedFlow, accountant,
+  loopWatch, crashWatch, waitUntil, figure, captured, captureLog, forgetCalls,
+} = require('./support');
+const { fuzzer } = require('./fuzz-values');
+const { SIM_DEVICES } = require('../../dist/simulator');
+
+const SEED = Number(process.env.FUZZ_SEED || 20261122);
+const COUNT = Number(process.env.FUZZ_COUNT || 10000);
+/** FUZZ_TRACE=1 sends one message at a time and prints the slowest: to find what stalls. */
+const TRACE = process.env.FUZZ_TRACE === '1';
+const BATCH = TRACE ? 1 : 18;
+const T0 = Math.floor(Date.now() / 1000 / 300) * 300 - 300;
+/** The fuzz is about input handling, not the limiter: the simulator and the config node allow plenty. */
+const TPS = 500;
+const PSK = 'fuzz-psk-7c1e9a42';
+/**
+ * Each range msg may cost at most this many requests (the node property): ranges beyond it are refused
+ * before any request, which the fuzz exercises; large reads are measured by the bench, not here.
+ */
+const MAX_REQUESTS = 2;
+
+const query = (id, extra) => ({
+  id, type: 'energy-query', deviceId: SIM_DEVICES.meter3M, kind: 'short', query: 'range', fromTs: '', toTs: '', granularity: '5m',
+  timezone: '', convert: '', powerFactor: false, groupByPhase: false, output: 'entries', follow: false, catchUp: 6, maxRequests: MAX_REQUESTS, ...extra,
+});
+const NODES = [
+  { def: { id: 'status', type: 'energy-device-status', mode: 'device', deviceId: SIM_DEVICES.meter3M, offlineAfter: 900, interval: 0, onlyOnChange: false, outputOnDeploy: false }, gen: 'status' },
+  { def: query('query-entries'), gen: 'query' },
+  { def: query('query-split', { output: 'split' }), gen: 'query' },
+  { def: query('query-chart', { output: 'chart' }), gen: 'query' },
+  { def: query('query-follow', { follow: true }), gen: 'query' },
+  { def: { id: 'switch', type: 'energy-switch-control', deviceId: SIM_DEVICES.switch6M3SW, switchId: '', timeout: 0.05 }, gen: 'switchCmd' },
+  { def: { id: 'wifi', type: 'energy-wifi-config', deviceId: SIM_DEVICES.wifi6MW, timeout: 0.05 }, gen: 'wifi' },
+  { def: { id: 'modbus', type: 'energy-modbus-read', deviceId: SIM_DEVICES.modbus6MOne, query: 'range', fromTs: '', toTs: '', scale: 'units', maxRequests: MAX_REQUESTS }, gen: 'modbus' },
+  { def: { id: 'config', type: 'energy-device-config', deviceId: SIM_DEVICES.meter3M, waitForPending: false, timeout: 0.3 }, gen: 'config' },
+];
+
+describe('reliability: bad input (seeded fuzzer)', function () {
+  this.timeout(15 * 60_000);
+  let sim;
+
+  before(async function () { sim = await startSimulator({ port: 0, now: T0, tps: TPS, tpd: 10_000_000 }); });
+  before(function (done) { startServer(done); });
+  after(async function () {
+    captureLog();
+    await stopServer();
+    await sim.close();
+  });
+
+  it(`sends ${COUNT} messages to every flow node type: no crash, none lost, no refused request, prototypes intact, no stall`, async function () {
+    figure(`fuzz seed ${SEED} (replay: FUZZ_SEED=${SEED} npm run test:reliability)`);
+    captured.secrets.add(PSK);
+    captured.secrets.add(sim.keys.full);
+    simClockSettings(sim);
+    const { flow, credentials } = accountedFlow(sim, NODES.map((n) => n.def), { tps: TPS, tpd: 10_000_000 });
+    await load(allNodes(), flow, credentials);
+    const ids = NODES.map((n) => n.def.id);
+    const books = accountant(ids);
+    const fuzz = fuzzer(SEED, T0);
+    const protoBefore = Object.getOwnPropertyNames(Object.prototype).sort().join();
+    const crashes = crashWatch();
+    // Warm-up: Node-RED and the nodes load some modules on first use (compiling them is not a stall of ours).
+    for (const [i, n] of NODES.entries()) helper.getNode(n.def.id).receive({ _msgid: `warm${i}` });
+    await waitUntil(() => NODES.every((_n, i) => books.accounted(`warm${i}`)), 10_000);
+    forgetCalls();
+    global.gc?.();
+    const heapBefore = process.memoryUsage().heapUsed;
+    const loop = loopWatch();
+    const sent = [];
+    const perType = {};
+    const lostSamples = [];
+    const slowest = [];
+    /** The longest synchronous part of one input (the node's own checks before its first await). */
+    const longestSync = { ms: 0, what: '' };
+    const refusedByService = [];
+    helper.getNode('caught').on('input', (msg) => {
+      const e = msg.apiError;
+      if (e && [400, 404, 422].includes(e.status) && refusedByService.length < 10) {
+        refusedByService.push(`${msg.error && msg.error.source && msg.error.source.id}: ${String(e.message).slice(0, 200)} | msg ${describeMsg(msg).slice(0, 300)}`);
+      }
+    });
+    const started = Date.now();
+
+    try {
+      for (let i = 0; i < COUNT; i += BATCH) {
+        const batch = [];
+        for (let j = i; j < Math.min(COUNT, i + BATCH); j++) {
+          const target = NODES[j % NODES.length];
+          const msg = target.gen === 'wifi' ? fuzz.wifi(PSK) : fuzz[target.gen]();
+          msg._msgid = `fz${j}`;
+          const node = helper.getNode(target.def.id);
+          perType[target.def.type] = (perType[target.def.type] || 0) + 1;
+          // Described lazily (for a lost msg or a trace): describing every msg would itself load the event loop.
+          batch.push({ id: msg._msgid, node: target.def.id, describe: () => describeMsg(msg) });
+          const syncStart = process.hrtime.bigint();
+          try {
+            node.receive(msg);
+          } catch (err) {
+            crashes.exceptions.push(err);
+          }
+          const syncMs = Number(process.hrtime.bigint() - syncStart) / 1e6;
+          if (syncMs > longestSync.ms) Object.assign(longestSync, { ms: syncMs, what: `${target.def.id}: ${describeMsg(msg).slice(0, 200)}` });
+        }
+        sent.push(...batch);
+        const t = process.hrtime.bigint();
+        await waitUntil(() => batch.every((m) => books.accounted(m.id)), 30_000, TRACE ? 1 : 5);
+        if (TRACE) slowest.push({ ms: Number(process.hrtime.bigint() - t) / 1e6, what: `${batch[0].node}: ${batch[0].describe()}` });
+        for (const m of batch) if (!books.accounted(m.id) && lostSamples.length < 10) lostSamples.push(`${m.node}: ${m.describe()}`);
+        for (const m of batch) m.describe = undefined;
+        forgetCalls();
+      }
+    } finally {
+      crashes.stop();
+    }
+    const delay = loop.stop();
+    global.gc?.();
+    const heapGrowthMb = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
+    const lost = sent.filter((m) => !books.accounted(m.id));
+    captureLog();
+    const api = sim.control.log().filter((r) => r.path.startsWith('/v3'));
+    const refused = api.filter((r) => [400, 404, 422].includes(r.status));
+    const polluted = Object.getOwnPropertyNames(Object.prototype).sort().join() !== protoBefore || ({}).polluted !== undefined;
+    const caught = [...books.seen.caught.values()].reduce((a, b) => a + b, 0);
+
+    figure(`${sent.length} messages in ${((Date.now() - started) / 1000).toFixed(1)} s over ${Object.keys(perType).length} node types: ${JSON.stringify(perType)}`);
+    figure(`outputs ${books.seen.out.size} msgs, Catch ${caught}, Complete ${books.seen.completed.size}; requests at the simulator ${api.length}`);
+    figure(`crashes ${crashes.exceptions.length}, unhandled rejections ${crashes.rejections.length}, lost (neither emitted nor caught nor completed) ${lost.length}`);
+    figure(`requests refused with 400/404/422 ${refused.length}, Object.prototype ${polluted ? 'POLLUTED' : 'untouched'}, event loop max ${delay.maxMs.toFixed(0)} ms (p99 ${delay.p99Ms.toFixed(1)} ms)`);
+    for (const r of refused.slice(0, 10)) figure(`  refused: ${r.status} ${r.method} ${r.path}?${new URLSearchParams(r.query)}`);
+    figure(`heap after the run (after GC) ${heapGrowthMb >= 0 ? '+' : ''}${heapGrowthMb.toFixed(1)} MB`);
+    figure(`longest synchronous input handling ${longestSync.ms.toFixed(1)} ms (${longestSync.what})`);
+    for (const r of refusedByService) figure(`  refused input: ${r}`);
+    if (TRACE) for (const s of slowest.sort((a, b) => b.ms - a.ms).slice(0, 15)) figure(`  slow: ${s.ms.toFixed(0)} ms ${s.what}`);
+    for (const s of lostSamples) figure(`  lost: ${s}`);
+    for (const e of [...crashes.exceptions, ...crashes.rejections].slice(0, 5)) figure(`  crash: ${e && e.stack ? e.stack.split('\n').slice(0, 3).join(' | ') : String(e)}`);
+
+    assert.equal(crashes.exceptions.length, 0, 'crashes');
+    assert.equal(crashes.rejections.length, 0, 'unhandled rejections');
+    assert.equal(lost.length, 0, 'messages neither emitted nor reported to a Catch node');
+    assert.equal(refused.length, 0, 'requests the simulator refused with 400/404/422');
+    assert.equal(polluted, false, 'Object.prototype changed');
+    assert.ok(delay.maxMs <= 100, `event-loop stall of ${delay.maxMs.toFixed(0)} ms (limit 100 ms)`);
+  });
+});
+
+/** A short description of a msg for the report (never the whole 1 MB). */
+function describeMsg(msg) {
+  const parts = [];
+  for (const key of Object.keys(msg)) {
+    if (key === '_msgid') continue;
+    parts.push(`${key}=${shortValue(msg[key])}`);
+  }
+  return parts.join(' ');
+}
+
+function shortValue(v) {
+  if (typeof v === 'bigint') return `${v}n`;
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 20)}…(${v.length} chars)` : v);
+  if (typeof v === 'function' || typeof v === 'symbol') return typeof v;
+  if (v instanceof Date) return `Date(${v.getTime()})`;
+  if (v && typeof v === 'object') {
+    try {
+      const s = JSON.stringify(v);
+      return s.length > 60 ? `${s.slice(0, 60)}…` : s;
+    } catch {
+      return '[object: circular, deep or BigInt]';
+    }
+  }
+  return String(v);
+}

@@ -1,0 +1,31 @@
+'use strict';
+// Secrets, after every other suite: the API key and every PSK used appear in no captured log line,
+// status, output or Catch msg (scanned as they came, see support.js), nor in an exported flow.
+const assert = require('node:assert/strict');
+const { helper, startSimulator, allNodes, load, startServer, stopServer, accountedFlow, captured, capture, captureLog, figure } = require('./support');
+const { SIM_DEVICES } = require('../../dist/simulator');
+
+describe('reliability: secrets (after all suites)', function () {
+  let sim;
+  before(async function () { sim = await startSimulator({ port: 0 }); });
+  before(function (done) { startServer(done); });
+  after(async function () {
+    await stopServer();
+    await sim.close();
+  });
+
+  it('no API key or PSK in any captured log, status, output, error or exported flow', async function () {
+    const psk = 'export-psk-0b9f3c77';
+    captured.secrets.add(psk);
+    captured.secrets.add(sim.keys.full);
+    const { flow, credentials } = accountedFlow(sim, [{ id: 'wifi', type: 'energy-wifi-config', deviceId: SIM_DEVICES.wifi6MW, timeout: 1 }]);
+    await load(allNodes(), flow, { ...credentials, wifi: { password: psk } });
+    // What an export carries: the deployed flow configuration (credentials are kept apart, encrypted).
+    const deployed = helper._RED.nodes.getFlows ? helper._RED.nodes.getFlows() : flow;
+    capture(deployed, 'exported flow');
+    captureLog();
+    figure(`secrets checked: ${captured.secrets.size} (API key and PSKs) over ${captured.scanned} captured outputs, statuses, Catch msgs and log batches; leaks ${captured.leaks.length}`);
+    for (const leak of captured.leaks.slice(0, 5)) figure(`  leak: ${leak}`);
+    assert.equal(captured.leaks.length, 0);
+  });
+});
