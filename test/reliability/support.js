@@ -2,8 +2,11 @@
 // Shared by the reliability suites: a real Node-RED runtime on the simulator's clock, a flow that
 // accounts for every message (outputs, Catch, Complete), event-loop and rejection watchers, and the
 // texts captured for the secrets check that runs after every suite.
+const { spawn } = require('node:child_process');
+const path = require('node:path');
 const { monitorEventLoopDelay } = require('node:perf_hooks');
 const env = require('../support/env');
+const { SIM_KEYS } = require('../../dist/simulator');
 
 const { helper } = env;
 
@@ -37,6 +40,38 @@ function capture(value, where = 'output') {
 /** Captures the runtime log since the last call (helper.log() is reset by each load). */
 function captureLog() {
   capture(helper.log().args, 'log');
+}
+
+/**
+ * The simulator in its own process, as the service is: what the event-loop figures measure is Node-RED and
+ * the nodes, never the simulator building a site's data. Its clock starts at `opts.now` and runs on; the
+ * nodes' clock follows it (`control.now()`), so their own timeouts pass. `log()` reads its request log.
+ */
+async function startRemoteSimulator(opts) {
+  const child = spawn(process.execPath, [path.join(__dirname, '../../bench/sim-process.js'), JSON.stringify(opts)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise((resolve, reject) => {
+    let buffer = '';
+    child.stdout.on('data', (chunk) => {
+      buffer += chunk;
+      const end = buffer.indexOf('\n');
+      if (end >= 0) resolve(buffer.slice(0, end).trim());
+    });
+    child.once('exit', (code) => reject(new Error(`the simulator process exited (${code})`)));
+  });
+  const post = (route, body) => fetch(`${url}/__sim/${route}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json());
+  const { now: simNowAtStart } = await post('clock', { real: true });
+  const localAtStart = Date.now();
+  return {
+    url,
+    baseUrl: `${url}/v3`,
+    keys: SIM_KEYS,
+    control: { now: () => simNowAtStart + (Date.now() - localAtStart) / 1000 },
+    log: () => fetch(`${url}/__sim/log`).then((r) => r.json()),
+    close: () => new Promise((resolve) => {
+      child.once('exit', resolve);
+      child.kill('SIGTERM');
+    }),
+  };
 }
 
 /** Node-RED's settings that put the nodes on the simulator's clock. */
@@ -143,5 +178,5 @@ function figure(text) {
 }
 
 module.exports = {
-  ...env, captured, capture, captureLog, forgetCalls, simClockSettings, accountedFlow, accountant, loopWatch, crashWatch, sleep, waitUntil, figure,
+  ...env, captured, capture, captureLog, forgetCalls, simClockSettings, startRemoteSimulator, accountedFlow, accountant, loopWatch, crashWatch, sleep, waitUntil, figure,
 };
