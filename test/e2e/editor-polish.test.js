@@ -54,12 +54,18 @@ describe('e2e: editor polish', function () {
     if (nr) await nr.stop();
   });
 
-  it('a node dropped from the palette takes the only config node and is not invalid', async () => {
+  it('a node dropped from the palette takes the only config node and is invalid only for what the user must choose', async () => {
     for (const type of types) {
       await page.locator(`.red-ui-palette-node[data-palette-type="${type}"]`)
         .dragTo(page.locator('#red-ui-workspace-chart'), { targetPosition: { x: 600, y: 100 + types.indexOf(type) * 50 } });
-      const dropped = await page.evaluate(() => { const n = RED.view.selection().nodes[0]; return { type: n.type, api: n.api, valid: n.valid }; });
-      assert.deepStrictEqual(dropped, { type, api: CONFIG, valid: true });
+      const dropped = await page.evaluate(() => {
+        const n = RED.view.selection().nodes[0];
+        // What only the user can choose (a load-control node's device and switch, a cost node's tariff): required, no default.
+        const toChoose = Object.entries(n._def.defaults).filter(([k, d]) => d.required && k !== 'api' && (n[k] === '' || n[k] === undefined)).map(([k]) => k);
+        return { type: n.type, api: n.api, valid: n.valid, toChoose };
+      });
+      // Never invalid for want of the config node: only for what the user must still choose.
+      assert.deepStrictEqual(dropped, { type, api: CONFIG, valid: dropped.toChoose.length === 0, toChoose: ({ 'energy-load-control': ['deviceId', 'switchId'], 'energy-cost': ['tariff'] })[type] || [] });
     }
     await h.screenshot(page, 'polish-dropped-nodes.png');
   });
