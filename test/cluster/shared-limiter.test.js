@@ -6,38 +6,18 @@
 const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { startRedis, REDIS_SERVER } = require('../support/redis-server');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const PACKAGE_NAME = require(path.join(ROOT, 'package.json')).name;
+const { freePort, stopChild } = require('../support/processes');
 const NODE_RED_DIR = path.join(ROOT, 'node_modules', process.env.NODE_RED_MAJOR === '5' ? 'node-red-5' : 'node-red');
 const TPS = 5;
-const KEY = 'key_a3c3fe2bd797d8a6e9436afbfcfd4ae2'; // the simulator's public demo key
+const KEY = require(path.join(ROOT, 'dist/simulator')).SIM_KEYS.full;
 const INSTANCES = 3;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function stopChild(child) {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const kill = setTimeout(() => child.kill('SIGKILL'), 10000);
-    child.once('exit', () => { clearTimeout(kill); resolve(); });
-    child.kill('SIGTERM');
-  });
-}
 
 /** The simulator CLI in its own process; resolves with its base address once it listens. */
 function startSimulatorProcess() {

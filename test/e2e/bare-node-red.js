@@ -5,34 +5,14 @@
 // outside the repository (`coreNodesDir`). The simulator runs beside it on a free port.
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const PACKAGE_NAME = require(path.join(ROOT, 'package.json')).name;
+const { freePort, stopChild } = require('../support/processes');
 /** Node-RED 4 by default; NODE_RED_MAJOR=5 (run on Node.js 22 or later) starts Node-RED 5. */
 const NODE_RED_DIR = path.join(ROOT, 'node_modules', process.env.NODE_RED_MAJOR === '5' ? 'node-red-5' : 'node-red');
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function stopChild(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const kill = setTimeout(() => child.kill('SIGKILL'), 10000);
-    child.once('exit', () => { clearTimeout(kill); resolve(); });
-    child.kill('SIGTERM');
-  });
-}
 
 async function startBareNodeRed() {
   const { startSimulator } = require(path.join(ROOT, 'dist/simulator/index.js'));

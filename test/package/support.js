@@ -4,26 +4,15 @@
 // environment that holds nothing of this repository.
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { envFor, npmCommand } = require('../../scripts/runtimes');
+const { freePort } = require('../support/processes');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
 function tempDir(prefix) {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Runs npm (the one running the tests); throws with its output when it fails. */

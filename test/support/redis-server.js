@@ -3,20 +3,10 @@
 const { spawn, spawnSync } = require('node:child_process');
 const net = require('node:net');
 const fs = require('node:fs');
+const { freePort } = require('./processes');
 
 const REDIS_SERVER = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((p) => fs.existsSync(p))
   ?? (spawnSync('sh', ['-c', 'command -v redis-server']).stdout?.toString().trim() || undefined);
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function waitForPort(port, timeoutMs = 5000) {
   const until = Date.now() + timeoutMs;
