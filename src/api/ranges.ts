@@ -42,11 +42,15 @@ export function floorToBucket(ts: number, granularity: Granularity, timezone: st
   return startOfUnit(ts, granularity, timezone);
 }
 
-/** Splits `[fromTs, toTs)` into spans of at most `maxSpan`, seams chosen by `seamAtOrBefore`. */
-function split(fromTs: number, toTs: number, maxSpan: number, seamAtOrBefore: (ts: number) => number): RangeQuery[] {
+/**
+ * Splits `[fromTs, toTs)` into spans of at most `maxSpan`, seams chosen by `seamAtOrBefore`. Spans that
+ * start after now hold no data yet and are not planned at all: a `toTs` far in the future (1e17 s) must
+ * cost no more than one ending now, never a loop over every span up to it.
+ */
+function split(fromTs: number, toTs: number, maxSpan: number, seamAtOrBefore: (ts: number) => number, nowS: number): RangeQuery[] {
   const ranges: RangeQuery[] = [];
   let cursor = fromTs;
-  while (cursor < toTs) {
+  while (cursor < toTs && cursor <= nowS) {
     const limit = cursor + maxSpan;
     let end = limit >= toTs ? toTs : seamAtOrBefore(limit);
     if (end <= cursor) end = limit;
@@ -54,11 +58,6 @@ function split(fromTs: number, toTs: number, maxSpan: number, seamAtOrBefore: (t
     cursor = end;
   }
   return ranges;
-}
-
-/** Spans that start after now hold no data yet: they are not asked for. */
-function notInFuture(ranges: RangeQuery[], nowS: number): RangeQuery[] {
-  return ranges.filter((range) => range.fromTs <= nowS);
 }
 
 /** Short energy: spans of 12 h. Refuses ranges entirely older than the 31-day retention, and clips partly older ones. */
@@ -70,7 +69,7 @@ export function planShortRanges(fromTs: number, toTs: number, nowS: number): Ran
     );
   }
   const start = Math.max(fromTs, retainedFrom);
-  return notInFuture(split(start, toTs, SHORT_MAX_SPAN_S, (ts) => ts), nowS);
+  return split(start, toTs, SHORT_MAX_SPAN_S, (ts) => ts, nowS);
 }
 
 /**
@@ -82,13 +81,12 @@ export function planLongRanges(fromTs: number, toTs: number, granularity: Granul
   const epoch = floorToBucket(LONG_ENERGY_EPOCH, granularity, zone);
   if (toTs <= epoch || fromTs > nowS) return [];
   const start = Math.max(fromTs, epoch);
-  const ranges = split(start, toTs, LONG_MAX_SPAN_S[granularity], (ts) => floorToBucket(ts, granularity, zone));
-  return notInFuture(ranges, nowS);
+  return split(start, toTs, LONG_MAX_SPAN_S[granularity], (ts) => floorToBucket(ts, granularity, zone), nowS);
 }
 
 /** Modbus: 7-day spans; entries are cumulative readings, so any seam is exact. */
 export function planModbusRanges(fromTs: number, toTs: number, nowS: number): RangeQuery[] {
-  return notInFuture(split(fromTs, toTs, MODBUS_MAX_SPAN_S, (ts) => ts), nowS);
+  return split(fromTs, toTs, MODBUS_MAX_SPAN_S, (ts) => ts, nowS);
 }
 
 /** Requests one range call may make unless its `maxRequests` says otherwise. */

@@ -132,6 +132,18 @@ describe('range planner', () => {
     assert.deepEqual(api.planLongRanges(now + 86400, now + 2 * 86400, '5m', undefined, now), []);
     assert.equal(api.planModbusRanges(now - 30 * 86400, now, now).length, 5);
   });
+  it('plans a range ending far in the future (toTs 1e17 s) as one ending now: no span after now, no loop up to toTs', () => {
+    const far = 1e17;
+    const from = now - 2 * 86400;
+    const short = api.planShortRanges(from, far, now);
+    assert.equal(short.length, 5);
+    const long = api.planLongRanges(from, far, '5m', 'Europe/Berlin', now);
+    assert.equal(long.length, 1);
+    assert.deepEqual(api.planLongRanges(from, far, 'day', 'Australia/Sydney', now).map((r) => r.fromTs), [from]);
+    const modbus = api.planModbusRanges(from, far, now);
+    assert.equal(modbus.length, 1);
+    for (const r of [...short, ...long, ...modbus]) assert.ok(r.fromTs <= now, `span from ${r.fromTs} starts by now`);
+  });
   it('splits a year of 5-minute data into 53 requests', () => {
     const to = api.floorToBucket(now, '5m', 'UTC');
     assert.equal(api.planLongRanges(to - 365 * 86400, to, '5m', undefined, now).length, 53);
