@@ -97,5 +97,8 @@ describe('daily budget of a config node', function () {
     const minute = { id: 'm', type: 'inject', repeat: '60', wires: [['s']] };
     assert.equal(estimateRequestsPerDay(split, [minute, split, sw], { nowMs }), 1440);
     assert.equal(estimateRequestsPerDay(sw, [minute, split, sw], { nowMs }), 0, 'switching follows the data, not a schedule');
+    // A saved end absurdly far in the future is planned no further than a year ahead (it used to plan up to it, at deploy).
+    const far = { id: 'f', type: 'energy-modbus-read', fromTs: '-1h', toTs: '100000000000000000000' };
+    assert.equal(estimateRequestsPerDay(far, [{ ...daily, wires: [['f']] }, far], { nowMs }), 53);
   });
 });

@@ -106,7 +106,10 @@ function spanRequests(node: SavedNode, nowMs: number, plan: (fromTs: number, toT
       parseTime((value === undefined || value === '' ? fallback : value) as TimeInput, { timezone: 'UTC', nowMs });
     const toTs = read(node.toTs, 'now');
     const fromTs = read(node.fromTs, node.type === 'energy-modbus-read' ? '-24h' : '-1h');
-    return Math.max(1, plan(fromTs, toTs, Math.max(toTs, Math.floor(nowMs / 1000))));
+    // A saved end in the future counts the spans up to it, but at most a year ahead: an absurd end
+    // (1e17 s) must not make the estimate plan billions of spans at deploy.
+    const nowS = Math.floor(nowMs / 1000);
+    return Math.max(1, plan(fromTs, toTs, Math.min(Math.max(toTs, nowS), nowS + 366 * DAY_S)));
   } catch {
     return 1;
   }
