@@ -5,9 +5,10 @@
 const assert = require('node:assert/strict');
 const {
   helper, startRemoteSimulator, allNodes, startServer, stopServer, load, simClockSettings, accountedFlow, accountant,
-  loopWatch, crashWatch, waitUntil, figure, captured, captureLog, forgetCalls,
+  loopWatch, crashWatch, waitUntil, figure, captured, captureLog, capturesScanned, forgetCalls,
 } = require('./support');
 const { fuzzer } = require('./fuzz-values');
+const { performance } = require('node:perf_hooks');
 const { SIM_DEVICES } = require('../../dist/simulator');
 
 const SEED = Number(process.env.FUZZ_SEED || 20261122);
@@ -93,6 +94,7 @@ describe('reliability: bad input (seeded fuzzer)', function () {
     try {
       for (let i = 0; i < COUNT; i += BATCH) {
         const batch = [];
+        const batchStart = performance.now();
         for (let j = i; j < Math.min(COUNT, i + BATCH); j++) {
           const target = NODES[j % NODES.length];
           const msg = target.gen === 'wifi' ? fuzz.wifi(PSK) : fuzz[target.gen]();
@@ -113,6 +115,9 @@ describe('reliability: bad input (seeded fuzzer)', function () {
         sent.push(...batch);
         const t = process.hrtime.bigint();
         await waitUntil(() => batch.every((m) => books.accounted(m.id)), 30_000, TRACE ? 1 : 5);
+        // The secret scan of this batch's outputs runs in slices beside it; it is done before the next batch.
+        await capturesScanned();
+        for (const stall of loop.stalls) if (!stall.batch && stall.endedAt >= batchStart) stall.batch = batch.map((m) => `${m.node}: ${m.describe().slice(0, 160)}`);
         if (TRACE) slowest.push({ ms: Number(process.hrtime.bigint() - t) / 1e6, what: `${batch[0].node}: ${batch[0].describe()}` });
         for (const m of batch) if (!books.accounted(m.id) && lostSamples.length < 10) lostSamples.push(`${m.node}: ${m.describe()}`);
         for (const m of batch) m.describe = undefined;
@@ -122,6 +127,7 @@ describe('reliability: bad input (seeded fuzzer)', function () {
       crashes.stop();
     }
     const delay = loop.stop();
+    await capturesScanned();
     global.gc?.();
     const heapGrowthMb = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
     const lost = sent.filter((m) => !books.accounted(m.id));
@@ -140,6 +146,10 @@ describe('reliability: bad input (seeded fuzzer)', function () {
     figure(`longest synchronous input handling ${longestSync.ms.toFixed(1)} ms (${longestSync.what})`);
     for (const r of refusedByService) figure(`  refused input: ${r}`);
     if (TRACE) for (const s of slowest.sort((a, b) => b.ms - a.ms).slice(0, 15)) figure(`  slow: ${s.ms.toFixed(0)} ms ${s.what}`);
+    for (const stall of delay.stalls.sort((a, b) => b.ms - a.ms).slice(0, 3)) {
+      figure(`  stall ${stall.ms.toFixed(0)} ms while these were in flight:`);
+      for (const what of stall.batch ?? []) figure(`    ${what}`);
+    }
     for (const s of lostSamples) figure(`  lost: ${s}`);
     for (const e of [...crashes.exceptions, ...crashes.rejections].slice(0, 5)) figure(`  crash: ${e && e.stack ? e.stack.split('\n').slice(0, 3).join(' | ') : String(e)}`);
 
@@ -167,18 +177,25 @@ function describeMsg(msg) {
   return parts.join(' ');
 }
 
-function shortValue(v) {
+/** A value in a few dozen characters, looking at no more of it than that needs (never serialising it whole). */
+function shortValue(v, depth = 0) {
   if (typeof v === 'bigint') return `${v}n`;
   if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 20)}…(${v.length} chars)` : v);
   if (typeof v === 'function' || typeof v === 'symbol') return typeof v;
   if (v instanceof Date) return `Date(${v.getTime()})`;
+  if (Array.isArray(v)) {
+    if (depth > 1) return `[${v.length} items]`;
+    return `[${v.slice(0, 3).map((x) => shortValue(x, depth + 1)).join(',')}${v.length > 3 ? `,…${v.length} items` : ''}]`;
+  }
   if (v && typeof v === 'object') {
-    try {
-      const s = JSON.stringify(v);
-      return s.length > 60 ? `${s.slice(0, 60)}…` : s;
-    } catch {
-      return '[object: circular, deep or BigInt]';
+    if (depth > 1) return '{…}';
+    const keys = [];
+    for (const k in v) {
+      if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+      if (keys.length === 4) { keys.push('…'); break; }
+      keys.push(k);
     }
+    return `{${keys.map((k) => (k === '…' ? k : `${JSON.stringify(k.slice(0, 20))}:${shortValue(v[k], depth + 1)}`)).join(',')}}`;
   }
   return String(v);
 }

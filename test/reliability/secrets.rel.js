@@ -2,7 +2,7 @@
 // Secrets, after every other suite: the API key and every PSK used appear in no captured log line,
 // status, output or Catch msg (scanned as they came, see support.js), nor in an exported flow.
 const assert = require('node:assert/strict');
-const { helper, startSimulator, allNodes, load, startServer, stopServer, accountedFlow, captured, capture, captureLog, figure } = require('./support');
+const { helper, startSimulator, allNodes, load, startServer, stopServer, accountedFlow, captured, capture, capturesScanned, captureLog, figure } = require('./support');
 const { SIM_DEVICES } = require('../../dist/simulator');
 
 describe('reliability: secrets (after all suites)', function () {
@@ -24,6 +24,7 @@ describe('reliability: secrets (after all suites)', function () {
     const deployed = helper._RED.nodes.getFlows ? helper._RED.nodes.getFlows() : flow;
     capture(deployed, 'exported flow');
     captureLog();
+    await capturesScanned();
     figure(`secrets checked: ${captured.secrets.size} (API key and PSKs) over ${captured.scanned} captured outputs, statuses, Catch msgs and log batches; leaks ${captured.leaks.length}`);
     for (const leak of captured.leaks.slice(0, 5)) figure(`  leak: ${leak}`);
     assert.equal(captured.leaks.length, 0);

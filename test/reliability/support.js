@@ -4,7 +4,7 @@
 // texts captured for the secrets check that runs after every suite.
 const { spawn } = require('node:child_process');
 const path = require('node:path');
-const { monitorEventLoopDelay } = require('node:perf_hooks');
+const { monitorEventLoopDelay, performance } = require('node:perf_hooks');
 const env = require('../support/env');
 const { SIM_KEYS } = require('../../dist/simulator');
 
@@ -16,25 +16,73 @@ const { helper } = env;
  */
 const captured = { secrets: new Set(), leaks: [], scanned: 0 };
 
-/** Scans every string and key in `value` for a registered secret (iterative, bounded, no serialising). */
+/**
+ * Scans every string and key in `value` for a registered secret (iterative, bounded, no serialising).
+ * The scan is queued and runs in slices of a few ms between the runtime's own work: it shares the event
+ * loop with the nodes, whose stalls the suites measure, so it must never be a stall itself.
+ */
 function capture(value, where = 'output') {
   if (process.env.NO_CAPTURE) return;
   captured.scanned += 1;
-  const secrets = [...captured.secrets];
-  const seen = new Set();
-  const stack = [value];
-  let budget = 50_000;
-  while (stack.length && budget-- > 0) {
-    const v = stack.pop();
-    if (typeof v === 'string') {
-      for (const secret of secrets) if (v.includes(secret)) captured.leaks.push(`${where}: …${v.slice(Math.max(0, v.indexOf(secret) - 60), v.indexOf(secret) + 10)}`);
-    } else if (v && typeof v === 'object' && !seen.has(v) && !ArrayBuffer.isView(v)) {
-      seen.add(v);
-      if (v instanceof Error) stack.push(v.message, v.stack);
-      const keys = Object.keys(v);
-      for (const k of keys.length > 2000 ? keys.slice(0, 1000).concat(keys.slice(-1000)) : keys) { stack.push(k); stack.push(v[k]); }
-    }
+  scans.push({ stack: [value], seen: new Set(), budget: 50_000, where });
+  if (!scanning) {
+    scanning = true;
+    setImmediate(scanSlice);
   }
+}
+
+const scans = [];
+let scanning = false;
+/** Longest synchronous slice of scanning (ms). */
+const SCAN_SLICE_MS = 3;
+
+function scanSlice() {
+  const until = performance.now() + SCAN_SLICE_MS;
+  const secrets = [...captured.secrets];
+  let steps = 0;
+  let checkAt = 256;
+  while (scans.length > 0) {
+    const scan = scans[0];
+    const { stack, seen, where } = scan;
+    while (stack.length && scan.budget-- > 0) {
+      const v = stack.pop();
+      if (typeof v === 'string') {
+        for (const secret of secrets) if (v.includes(secret)) captured.leaks.push(`${where}: …${v.slice(Math.max(0, v.indexOf(secret) - 60), v.indexOf(secret) + 10)}`);
+      } else if (v && typeof v === 'object' && !seen.has(v) && !ArrayBuffer.isView(v)) {
+        seen.add(v);
+        if (v instanceof Error) stack.push(v.message, v.stack);
+        if (Array.isArray(v)) {
+          // Indexes directly: Object.keys of a 100,000-element array allocates 100,000 strings.
+          const n = v.length;
+          for (let i = 0; i < n; i = i === 999 && n > 2000 ? n - 1000 : i + 1) queueText(stack, v[i]);
+          steps += Math.min(n, 2000);
+        } else {
+          const keys = Object.keys(v);
+          for (const k of keys.length > 2000 ? keys.slice(0, 1000).concat(keys.slice(-1000)) : keys) {
+            for (const secret of secrets) if (k.includes(secret)) captured.leaks.push(`${where}: key …${k.slice(Math.max(0, k.indexOf(secret) - 60), k.indexOf(secret) + 10)}`);
+            queueText(stack, v[k]);
+          }
+          steps += keys.length;
+        }
+      }
+      if (++steps > checkAt) {
+        if (performance.now() > until) return setImmediate(scanSlice);
+        checkAt = steps + 256;
+      }
+    }
+    scans.shift();
+  }
+  scanning = false;
+}
+
+/** Only text can hold a secret: numbers (most of an output) are not even queued. */
+function queueText(stack, child) {
+  if (typeof child === 'string' || (child && typeof child === 'object')) stack.push(child);
+}
+
+/** Resolves once every captured value has been scanned (before reading `captured.leaks`). */
+async function capturesScanned() {
+  while (scanning) await new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Captures the runtime log since the last call (helper.log() is reset by each load). */
@@ -121,14 +169,26 @@ function captureOutput(msg) {
   capture(msg, 'output');
 }
 
-/** Event-loop delay over a stretch of work: max and p99 in ms. */
-function loopWatch() {
+/**
+ * Event-loop delay over a stretch of work: max and p99 in ms, and when each stall over `stallMs` ended
+ * (`process.hrtime` in ms), so a suite can name the work in flight at that moment.
+ */
+function loopWatch(stallMs = 100) {
   const h = monitorEventLoopDelay({ resolution: 10 });
   h.enable();
+  const stalls = [];
+  let last = performance.now();
+  const sentinel = setInterval(() => {
+    const now = performance.now();
+    if (now - last - 10 > stallMs) stalls.push({ ms: now - last - 10, endedAt: now });
+    last = now;
+  }, 10);
   return {
+    stalls,
     stop() {
+      clearInterval(sentinel);
       h.disable();
-      return { maxMs: h.max / 1e6, p99Ms: h.percentile(99) / 1e6 };
+      return { maxMs: h.max / 1e6, p99Ms: h.percentile(99) / 1e6, stalls };
     },
     reset() { h.reset(); },
   };
@@ -178,5 +238,5 @@ function figure(text) {
 }
 
 module.exports = {
-  ...env, captured, capture, captureLog, forgetCalls, simClockSettings, startRemoteSimulator, accountedFlow, accountant, loopWatch, crashWatch, sleep, waitUntil, figure,
+  ...env, captured, capture, capturesScanned, captureLog, forgetCalls, simClockSettings, startRemoteSimulator, accountedFlow, accountant, loopWatch, crashWatch, sleep, waitUntil, figure,
 };
