@@ -25,7 +25,22 @@ const MS_THRESHOLD = 1e11;
  * it, and a link (US/Eastern, Etc/UTC) must start each part with a capital as the database does.
  */
 export function isValidTimezone(zone: unknown): zone is string {
-  if (typeof zone !== 'string' || zone.length === 0 || zone.length > 64 || !IANAZone.isValidZone(zone)) return false;
+  if (typeof zone !== 'string' || zone.length === 0 || zone.length > 64) return false;
+  // Every check builds Intl formatters (tenths of a ms each, several per msg): answers are kept per name.
+  const known = zoneVerdicts.get(zone);
+  if (known !== undefined) return known;
+  if (zoneVerdicts.size >= MAX_ZONE_VERDICTS) zoneVerdicts.clear();
+  const verdict = judgeTimezone(zone);
+  zoneVerdicts.set(zone, verdict);
+  return verdict;
+}
+
+/** Far more than the zones in use: names sent by msgs are unbounded, the memo is not. */
+const MAX_ZONE_VERDICTS = 1000;
+const zoneVerdicts = new Map<string, boolean>();
+
+function judgeTimezone(zone: string): boolean {
+  if (!IANAZone.isValidZone(zone)) return false;
   const canonical = canonicalZone(zone);
   if (canonical === undefined) return false;
   if (canonical === zone || canonicalZones().has(zone)) return true;
