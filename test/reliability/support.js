@@ -1,6 +1,6 @@
 'use strict';
 // Shared by the reliability suites: a real Node-RED runtime on the simulator's clock, a flow that
-// accounts for every message (outputs, Catch, Complete), event-loop and rejection watchers, and the
+// accounts for every message (outputs, Catch, done without error), event-loop and rejection watchers, and the
 // texts captured for the secrets check that runs after every suite.
 const { spawn } = require('node:child_process');
 const path = require('node:path');
