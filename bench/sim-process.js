@@ -5,5 +5,9 @@ const { startSimulator } = require('../dist/simulator');
 
 startSimulator({ port: 0, ...JSON.parse(process.argv[2] || '{}') }).then((sim) => {
   process.stdout.write(`${sim.url}\n`);
-  process.on('SIGTERM', () => void sim.close().finally(() => process.exit(0)));
+  const stop = () => void sim.close().finally(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  // A parent that dies (out of memory, killed) sends no SIGTERM: the simulator is then re-parented, and leaves too.
+  const parent = process.ppid;
+  setInterval(() => { if (process.ppid !== parent) stop(); }, 1000).unref();
 });
