@@ -1,4 +1,4 @@
-import { linkSignals } from './limiter.js';
+import { aborted, linkSignals } from './limiter.js';
 import type { RangeQuery } from './types.js';
 
 /** Pages requested or waiting ahead of the consumer unless the caller says otherwise. */
@@ -28,6 +28,7 @@ export class RangePages<T extends { timestamp: number }> implements AsyncIterabl
   private last = -Infinity;
   private failure?: unknown;
   private finished = false;
+  private closedByConsumer = false;
 
   constructor(ranges: RangeQuery[], fetch: PageFetch<T>, options: { signal?: AbortSignal; readAhead?: number } = {}) {
     this.ranges = ranges;
@@ -57,9 +58,15 @@ export class RangePages<T extends { timestamp: number }> implements AsyncIterabl
       page = await head;
     } catch (err) {
       this.finish();
+      if (this.closedByConsumer) return { done: true, value: undefined };
       throw this.failure ?? err;
     }
-    if (this.finished) return { done: true, value: undefined };
+    if (this.closedByConsumer) return { done: true, value: undefined };
+    // Aborted by the caller's signal after the page arrived: nothing more is delivered.
+    if (this.signal.aborted) {
+      this.finish();
+      throw aborted();
+    }
     this.fill();
     if (this.ahead.length === 0 && this.nextRange >= this.ranges.length) this.finish();
     return { done: false, value: this.fresh(page) };
@@ -67,6 +74,7 @@ export class RangePages<T extends { timestamp: number }> implements AsyncIterabl
 
   /** Ends the read early: aborts the requests ahead, drops their pages. */
   async return(): Promise<IteratorResult<T[], undefined>> {
+    this.closedByConsumer = true;
     this.finish();
     return { done: true, value: undefined };
   }
