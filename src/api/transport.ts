@@ -6,6 +6,7 @@ import { EnergyApiError, describeKey, type ApiErrorDetail, type RateLimitFacts }
 import { header, linkSignals, resetInSeconds, sleep, type MarkSent, type RateLimiter } from './limiter.js';
 import { encodeQuery, type QueryParams } from './params.js';
 import type { RequestPriority } from './types.js';
+import { parseJsonInTurns } from './json.js';
 
 export interface TransportOptions {
   baseUrl: string;
@@ -158,10 +159,10 @@ export class Transport {
     return this.interpret<T>(response, spec);
   }
 
-  private interpret<T>(response: AxiosResponse<string>, spec: RequestSpec): Attempt<T> {
+  private async interpret<T>(response: AxiosResponse<string>, spec: RequestSpec): Promise<Attempt<T>> {
     const { status } = response;
     if (status === 204) return { kind: 'done', response: { status, data: undefined } };
-    const parsed = parseJson(response.data);
+    const parsed = await parseJsonInTurns(response.data);
     if (status >= 200 && status < 300) {
       if (parsed.ok) return { kind: 'done', response: { status, data: parsed.value as T } };
       const error = this.error(spec, { status, code: 'BAD_RESPONSE', message: `the service answered ${status} with a body that is not JSON` });
@@ -258,15 +259,6 @@ function wireWatcher(markSent: MarkSent) {
     return req;
   };
   return { request };
-}
-
-function parseJson(text: unknown): { ok: true; value: unknown } | { ok: false } {
-  if (typeof text !== 'string' || text.trim() === '') return { ok: false };
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false };
-  }
 }
 
 function isMultiError(body: unknown): body is { errors: unknown[] } {
