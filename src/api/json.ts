@@ -30,9 +30,18 @@ export function parseJson(text: unknown): Parsed {
   }
 }
 
+/** Large texts waiting to be parsed: one at a time, so the young generation holds one partly built page, not several. */
+let parsing: Promise<unknown> = Promise.resolve();
+
 /** As parseJson, giving the event loop a turn between slices of a large top-level array. */
-export async function parseJsonInTurns(text: unknown): Promise<Parsed> {
-  if (typeof text !== 'string' || text.length < BIG_TEXT) return parseJson(text);
+export function parseJsonInTurns(text: unknown): Promise<Parsed> {
+  if (typeof text !== 'string' || text.length < BIG_TEXT) return Promise.resolve(parseJson(text));
+  const parsed = parsing.then(() => parseInSlices(text));
+  parsing = parsed.then(() => undefined, () => undefined);
+  return parsed;
+}
+
+async function parseInSlices(text: string): Promise<Parsed> {
   const open = firstNonSpace(text, 0);
   if (text.charCodeAt(open) !== OPEN_BRACKET) return parseJson(text);
   const values: unknown[] = [];
