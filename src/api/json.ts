@@ -6,9 +6,9 @@
 
 export type Parsed = { ok: true; value: unknown } | { ok: false };
 
-/** Texts shorter than this are parsed in one go (well under a millisecond). */
+/** Bodies shorter than this are parsed in one go (well under a millisecond). */
 const BIG_TEXT = 64 * 1024;
-/** Characters of array elements parsed per turn: about a millisecond of JSON.parse. */
+/** Bytes of array elements parsed per turn: about a millisecond of JSON.parse. */
 const SLICE_CHARS = 48 * 1024;
 
 const QUOTE = 34;
@@ -30,26 +30,34 @@ export function parseJson(text: unknown): Parsed {
   }
 }
 
-/** Large texts waiting to be parsed: one at a time, so the young generation holds one partly built page, not several. */
+/** Large bodies waiting to be parsed: one at a time, so the young generation holds one partly built page, not several. */
 let parsing: Promise<unknown> = Promise.resolve();
 
-/** As parseJson, giving the event loop a turn between slices of a large top-level array. */
-export function parseJsonInTurns(text: unknown): Promise<Parsed> {
-  if (typeof text !== 'string' || text.length < BIG_TEXT) return Promise.resolve(parseJson(text));
-  const parsed = parsing.then(() => parseInSlices(text));
+/**
+ * As parseJson, for a body as text or as the bytes received (UTF-8): a large top-level array is
+ * parsed a slice of elements at a time, with a turn of the event loop between slices. Bytes are
+ * best: the body then never becomes one big string on the heap, only slices that die young.
+ */
+export function parseJsonInTurns(body: unknown): Promise<Parsed> {
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body instanceof Uint8Array ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : undefined;
+  if (!bytes) return Promise.resolve({ ok: false });
+  if (bytes.length < BIG_TEXT) return Promise.resolve(parseJson(bytes.toString('utf8')));
+  const parsed = parsing.then(() => parseInSlices(bytes));
   parsing = parsed.then(() => undefined, () => undefined);
   return parsed;
 }
 
-async function parseInSlices(text: string): Promise<Parsed> {
-  const open = firstNonSpace(text, 0);
-  if (text.charCodeAt(open) !== OPEN_BRACKET) return parseJson(text);
+async function parseInSlices(bytes: Buffer): Promise<Parsed> {
+  const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  const open = firstNonSpace(bytes, start);
+  if (bytes[open] !== OPEN_BRACKET) return parseJson(bytes.toString('utf8', start));
   const values: unknown[] = [];
   let depth = 0;
   let inString = false;
   let sliceStart = open + 1;
-  for (let i = open + 1; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
+  // UTF-8 never puts these ASCII bytes inside a multi-byte character, so a byte scan is exact.
+  for (let i = open + 1; i < bytes.length; i += 1) {
+    const c = bytes[i];
     if (inString) {
       if (c === BACKSLASH) i += 1;
       else if (c === QUOTE) inString = false;
@@ -59,8 +67,8 @@ async function parseInSlices(text: string): Promise<Parsed> {
     else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth += 1;
     else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && depth > 0) depth -= 1;
     else if (depth === 0 && ((c === COMMA && i - sliceStart >= SLICE_CHARS) || c === CLOSE_BRACKET)) {
-      if (!parseSlice(text.slice(sliceStart, i), values, sliceStart === open + 1 && c === CLOSE_BRACKET)) return { ok: false };
-      if (c === CLOSE_BRACKET) return firstNonSpace(text, i + 1) === text.length ? { ok: true, value: values } : { ok: false };
+      if (!parseSlice(bytes.toString('utf8', sliceStart, i), values, sliceStart === open + 1 && c === CLOSE_BRACKET)) return { ok: false };
+      if (c === CLOSE_BRACKET) return firstNonSpace(bytes, i + 1) === bytes.length ? { ok: true, value: values } : { ok: false };
       sliceStart = i + 1;
       await nextTurn();
     }
@@ -81,8 +89,9 @@ function parseSlice(slice: string, values: unknown[], whole: boolean): boolean {
   }
 }
 
-function firstNonSpace(text: string, from: number): number {
+/** JSON whitespace: space, tab, line feed, carriage return. */
+function firstNonSpace(bytes: Buffer, from: number): number {
   let i = from;
-  while (i < text.length && /\s/.test(text[i])) i += 1;
+  while (i < bytes.length && (bytes[i] === 0x20 || bytes[i] === 0x09 || bytes[i] === 0x0a || bytes[i] === 0x0d)) i += 1;
   return i;
 }

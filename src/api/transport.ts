@@ -99,7 +99,8 @@ export class Transport {
       timeout: options.timeoutMs ?? 30_000,
       httpAgent: this.agents.http,
       httpsAgent: this.agents.https,
-      responseType: 'text',
+      // Bytes, not text: a large body is decoded a slice at a time (see json.ts), never as one big string.
+      responseType: 'arraybuffer',
       transformResponse: (data: unknown) => data,
       validateStatus: () => true,
       maxRedirects: 0,
@@ -142,9 +143,9 @@ export class Transport {
 
   private async attempt<T>(spec: RequestSpec, signal: AbortSignal, markSent: MarkSent): Promise<Attempt<T>> {
     const url = spec.path + encodeQuery(spec.query ?? {});
-    let response: AxiosResponse<string>;
+    let response: AxiosResponse<Buffer>;
     try {
-      response = await this.http.request<string>({
+      response = await this.http.request<Buffer>({
         method: spec.method,
         url,
         data: spec.body === undefined ? undefined : JSON.stringify(spec.body),
@@ -159,7 +160,7 @@ export class Transport {
     return this.interpret<T>(response, spec);
   }
 
-  private async interpret<T>(response: AxiosResponse<string>, spec: RequestSpec): Promise<Attempt<T>> {
+  private async interpret<T>(response: AxiosResponse<Buffer>, spec: RequestSpec): Promise<Attempt<T>> {
     const { status } = response;
     if (status === 204) return { kind: 'done', response: { status, data: undefined } };
     const parsed = await parseJsonInTurns(response.data);
@@ -175,7 +176,7 @@ export class Transport {
     throw error;
   }
 
-  private rateLimited<T>(response: AxiosResponse<string>, body: unknown, spec: RequestSpec): Attempt<T> {
+  private rateLimited<T>(response: AxiosResponse<Buffer>, body: unknown, spec: RequestSpec): Attempt<T> {
     const headers = response.headers as Record<string, unknown>;
     const detail = firstDetail(body);
     const retryAfter = header(headers, 'retry-after');
