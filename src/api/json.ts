@@ -52,28 +52,55 @@ async function parseInSlices(bytes: Buffer): Promise<Parsed> {
   const open = firstNonSpace(bytes, start);
   if (bytes[open] !== OPEN_BRACKET) return parseJson(bytes.toString('utf8', start));
   const values: unknown[] = [];
-  let depth = 0;
-  let inString = false;
-  let sliceStart = open + 1;
-  // UTF-8 never puts these ASCII bytes inside a multi-byte character, so a byte scan is exact.
-  for (let i = open + 1; i < bytes.length; i += 1) {
+  const scan: ScanState = { at: open + 1, depth: 0, inString: false };
+  for (let sliceStart = open + 1; ;) {
+    const end = nextBoundary(bytes, scan, sliceStart + SLICE_CHARS);
+    if (end < 0) return { ok: false };
+    const last = bytes[end] === CLOSE_BRACKET;
+    if (!parseSlice(bytes.toString('utf8', sliceStart, end), values, sliceStart === open + 1 && last)) return { ok: false };
+    if (last) return firstNonSpace(bytes, end + 1) === bytes.length ? { ok: true, value: values } : { ok: false };
+    sliceStart = end + 1;
+    await nextTurn();
+  }
+}
+
+interface ScanState {
+  at: number;
+  depth: number;
+  inString: boolean;
+}
+
+/**
+ * From `state.at`, the index of the array's closing bracket or of the first top-level comma at or
+ * after `minEnd` (-1 when the text ends first). UTF-8 never puts these ASCII bytes inside a
+ * multi-byte character, so a byte scan is exact. A small synchronous loop, so it is compiled hot.
+ */
+function nextBoundary(bytes: Buffer, state: ScanState, minEnd: number): number {
+  let { depth, inString } = state;
+  for (let i = state.at; i < bytes.length; i++) {
     const c = bytes[i];
     if (inString) {
-      if (c === BACKSLASH) i += 1;
+      if (c === BACKSLASH) i++;
       else if (c === QUOTE) inString = false;
-      continue;
-    }
-    if (c === QUOTE) inString = true;
-    else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth += 1;
-    else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && depth > 0) depth -= 1;
-    else if (depth === 0 && ((c === COMMA && i - sliceStart >= SLICE_CHARS) || c === CLOSE_BRACKET)) {
-      if (!parseSlice(bytes.toString('utf8', sliceStart, i), values, sliceStart === open + 1 && c === CLOSE_BRACKET)) return { ok: false };
-      if (c === CLOSE_BRACKET) return firstNonSpace(bytes, i + 1) === bytes.length ? { ok: true, value: values } : { ok: false };
-      sliceStart = i + 1;
-      await nextTurn();
+    } else if (c === QUOTE) {
+      inString = true;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      depth++;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      if (depth === 0 && c === CLOSE_BRACKET) return stop(state, i, depth, inString);
+      if (depth > 0) depth--;
+    } else if (c === COMMA && depth === 0 && i >= minEnd) {
+      return stop(state, i, depth, inString);
     }
   }
-  return { ok: false };
+  return -1;
+}
+
+function stop(state: ScanState, at: number, depth: number, inString: boolean): number {
+  state.at = at + 1;
+  state.depth = depth;
+  state.inString = inString;
+  return at;
 }
 
 /** Appends the elements of `slice` (elements separated by commas, no brackets) to `values`. */
