@@ -254,9 +254,19 @@ export class Transport {
 
 /** Node's http/https, noting the moment the request is fully written (what the limiter counts). */
 function wireWatcher(markSent: MarkSent) {
+  // Dropped once used: axios keeps this transport in the request's config, which a keep-alive socket
+  // holds until its next request, and markSent reaches the limiter's promise of this request's answer
+  // (a whole parsed page would otherwise stay alive, and be promoted to the old generation).
+  let onSent: MarkSent | undefined = markSent;
+  const sent = (): void => {
+    const mark = onSent;
+    onSent = undefined;
+    mark?.();
+  };
   const request = (options: http.RequestOptions & { protocol?: string }, callback: (res: http.IncomingMessage) => void) => {
     const req = (options.protocol === 'https:' ? https : http).request(options, callback);
-    req.once('finish', markSent);
+    req.once('finish', sent);
+    req.once('close', () => { onSent = undefined; });
     return req;
   };
   return { request };
