@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { EnergyApiError, describeKey, describeValue } from './errors.js';
 import { SharedLimiter, sharedLimiterId, type SharedFigures, type SharedStatus } from './shared-limiter.js';
 import { RateLimiter, aborted, sleep } from './limiter.js';
-import { RangePages } from './pages.js';
+import { COLLECT_READ_AHEAD, RangePages } from './pages.js';
 import { checkGranularity, checkTimestamps, checkTimezone, energyOptionParams, type QueryParams } from './params.js';
 import { checkPlanCost, planLongRanges, planModbusRanges, planShortRanges, DEFAULT_MAX_REQUESTS } from './ranges.js';
 import { Transport, type RetryInfo } from './transport.js';
@@ -45,7 +45,7 @@ export interface RangeCallOptions extends CallOptions {
 }
 
 export interface PageReadOptions extends RangeCallOptions {
-  /** Pages requested or waiting ahead of the consumer (default 4): bounds memory whatever the consumer's pace. */
+  /** Pages requested or waiting ahead of the consumer (default 2): bounds memory whatever the consumer's pace. */
   readAhead?: number;
 }
 
@@ -221,7 +221,7 @@ export class EnergyApiClient extends EventEmitter {
 
   /** Short energy for any range: split into 12-hour requests, pipelined, merged oldest first. */
   async getShortEnergy(deviceId: string, query: RangeQuery & EnergyOptions, options: RangeCallOptions = {}): Promise<EnergyEntry[]> {
-    return this.readPages('short', deviceId, query, options).collect();
+    return this.readPages('short', deviceId, query, { readAhead: COLLECT_READ_AHEAD, ...options }).collect();
   }
 
   /**
@@ -229,12 +229,12 @@ export class EnergyApiClient extends EventEmitter {
    * boundaries in the timezone, so the merge equals one unlimited request.
    */
   async getLongEnergy(deviceId: string, query: EnergyRangeQuery, options: RangeCallOptions = {}): Promise<EnergyEntry[]> {
-    return this.readPages('long', deviceId, query, options).collect();
+    return this.readPages('long', deviceId, query, { readAhead: COLLECT_READ_AHEAD, ...options }).collect();
   }
 
   /** Modbus readings for any range: 7-day requests merged. Values as stored on the meter (see scaleModbusEntry). */
   async getModbus(deviceId: string, query: RangeQuery, options: RangeCallOptions = {}): Promise<ModbusEntry[]> {
-    return this.readPages('modbus', deviceId, query, options).collect();
+    return this.readPages('modbus', deviceId, query, { readAhead: COLLECT_READ_AHEAD, ...options }).collect();
   }
 
   /**
