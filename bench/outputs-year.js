@@ -64,8 +64,9 @@ async function yearOutput(sim, output) {
   });
   helper.getNode('caught').on('input', (m) => { failed = m.error && m.error.message; });
   const done = new Promise((resolve) => helper.getNode('q').on('call:status', (c) => { if (c.args[0].fill !== 'blue') resolve(); }));
-  // The test helper's spies keep every call's arguments (105,120 msgs): forget them as the run goes.
-  const forget = setInterval(() => helper._sandbox.resetHistory(), 200);
+  // The test helper's spies keep every call's arguments (105,120 msgs, or pages of 2 MB): forget them as the run
+  // goes, often enough that what a spy holds does not outlive a young-generation GC (a flow keeps no such copies).
+  const forget = setInterval(() => helper._sandbox.resetHistory(), 20);
   const h = monitorEventLoopDelay({ resolution: 10 });
   h.enable();
   const started = Date.now();
