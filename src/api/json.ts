@@ -57,7 +57,7 @@ async function parseInSlices(bytes: Buffer): Promise<Parsed> {
     const end = nextBoundary(bytes, scan, sliceStart + SLICE_CHARS);
     if (end < 0) return { ok: false };
     const last = bytes[end] === CLOSE_BRACKET;
-    if (!parseSlice(bytes.toString('utf8', sliceStart, end), values, sliceStart === open + 1 && last)) return { ok: false };
+    if (!parseSlice(bytes, sliceStart, end, values, sliceStart === open + 1 && last)) return { ok: false };
     if (last) return firstNonSpace(bytes, end + 1) === bytes.length ? { ok: true, value: values } : { ok: false };
     sliceStart = end + 1;
     await nextTurn();
@@ -103,16 +103,29 @@ function stop(state: ScanState, at: number, depth: number, inString: boolean): n
   return at;
 }
 
-/** Appends the elements of `slice` (elements separated by commas, no brackets) to `values`. */
-function parseSlice(slice: string, values: unknown[], whole: boolean): boolean {
+/**
+ * Appends the elements between `from` and `to` (elements separated by commas) to `values`. The
+ * separators around them become "[" and "]" for the moment of the parse, so the slice is decoded
+ * once, as an array, with no copy to add brackets.
+ */
+function parseSlice(bytes: Buffer, from: number, to: number, values: unknown[], whole: boolean): boolean {
+  let blank = true;
+  for (let i = from; i < to && blank; i++) blank = bytes[i] === 0x20 || bytes[i] === 0x09 || bytes[i] === 0x0a || bytes[i] === 0x0d;
   // Only the whole array may be empty ("[ ]"); an empty slice after a comma is a trailing comma.
-  if (slice.trim() === '') return whole;
+  if (blank) return whole;
+  const before = bytes[from - 1];
+  const after = bytes[to];
+  bytes[from - 1] = OPEN_BRACKET;
+  bytes[to] = CLOSE_BRACKET;
   try {
-    const parsed = JSON.parse(`[${slice}]`) as unknown[];
+    const parsed = JSON.parse(bytes.toString('utf8', from - 1, to + 1)) as unknown[];
     for (const value of parsed) values.push(value);
     return true;
   } catch {
     return false;
+  } finally {
+    bytes[from - 1] = before;
+    bytes[to] = after;
   }
 }
 
