@@ -164,7 +164,7 @@ export = function (RED: NodeAPI): void {
       } else if (output === 'pages') {
         // Edges and follow reads are small: all of them on one page.
         const { payload: _payload, ...base } = msg;
-        if (!follow || entries.length) send(pageMessage(base as QueryInMsg, r, single && !entries.length ? [] : entries, { id: RED.util.generateId(), index: 0, count: 1 }));
+        if (!follow || entries.length) send(pageMessage(base as QueryInMsg, r, entries, { id: RED.util.generateId(), index: 0, count: 1 }));
       } else {
         msg.payload = single ? (entries[0] ?? null) : entries;
         if (!follow || entries.length) send(msg);
