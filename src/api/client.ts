@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { EnergyApiError, describeKey, describeValue } from './errors.js';
 import { SharedLimiter, sharedLimiterId, type SharedFigures, type SharedStatus } from './shared-limiter.js';
-import { RateLimiter, aborted, linkSignals, sleep } from './limiter.js';
+import { RateLimiter, aborted, sleep } from './limiter.js';
+import { COLLECT_READ_AHEAD, RangePages } from './pages.js';
 import { checkGranularity, checkTimestamps, checkTimezone, energyOptionParams, type QueryParams } from './params.js';
 import { checkPlanCost, planLongRanges, planModbusRanges, planShortRanges, DEFAULT_MAX_REQUESTS } from './ranges.js';
 import { Transport, type RetryInfo } from './transport.js';
@@ -42,6 +43,14 @@ export interface RangeCallOptions extends CallOptions {
    */
   maxRequests?: number;
 }
+
+export interface PageReadOptions extends RangeCallOptions {
+  /** Pages requested or waiting ahead of the consumer (default 2): bounds memory whatever the consumer's pace. */
+  readAhead?: number;
+}
+
+/** What a range read reads: short energy, long energy or modbus readings. */
+export type RangeKind = 'short' | 'long' | 'modbus';
 
 export type Edge = 'first' | 'latest';
 
@@ -212,13 +221,7 @@ export class EnergyApiClient extends EventEmitter {
 
   /** Short energy for any range: split into 12-hour requests, pipelined, merged oldest first. */
   async getShortEnergy(deviceId: string, query: RangeQuery & EnergyOptions, options: RangeCallOptions = {}): Promise<EnergyEntry[]> {
-    const id = checkDeviceId(deviceId);
-    const q = checkQueryObject(query);
-    checkTimestamps(q.fromTs, q.toTs);
-    const params = energyOptionParams(q, false);
-    checkPlanCost({ kind: 'short', fromTs: q.fromTs, toTs: q.toTs, nowS: this.nowS() }, options.maxRequests);
-    const ranges = planShortRanges(q.fromTs, q.toTs, this.nowS());
-    return this.fetchRanges<EnergyEntry>(`/short-energy/${id}`, ranges, params, { priority: 'bulk', ...options });
+    return this.readPages('short', deviceId, query, { readAhead: COLLECT_READ_AHEAD, ...options }).collect();
   }
 
   /**
@@ -226,26 +229,44 @@ export class EnergyApiClient extends EventEmitter {
    * boundaries in the timezone, so the merge equals one unlimited request.
    */
   async getLongEnergy(deviceId: string, query: EnergyRangeQuery, options: RangeCallOptions = {}): Promise<EnergyEntry[]> {
-    const id = checkDeviceId(deviceId);
-    const q = checkQueryObject(query);
-    checkTimestamps(q.fromTs, q.toTs);
-    const granularity = checkGranularity(q.granularity ?? '5m');
-    const timezone = checkTimezone(granularity, q.timezone);
-    const params: QueryParams = { granularity, ...energyOptionParams(q, false) };
-    if (timezone) params.timezone = timezone;
-    checkPlanCost({ kind: 'long', granularity, fromTs: q.fromTs, toTs: q.toTs, nowS: this.nowS() }, options.maxRequests);
-    const ranges = planLongRanges(q.fromTs, q.toTs, granularity, timezone, this.nowS());
-    return this.fetchRanges<EnergyEntry>(`/long-energy/${id}`, ranges, params, { priority: 'bulk', ...options });
+    return this.readPages('long', deviceId, query, { readAhead: COLLECT_READ_AHEAD, ...options }).collect();
   }
 
   /** Modbus readings for any range: 7-day requests merged. Values as stored on the meter (see scaleModbusEntry). */
   async getModbus(deviceId: string, query: RangeQuery, options: RangeCallOptions = {}): Promise<ModbusEntry[]> {
+    return this.readPages('modbus', deviceId, query, { readAhead: COLLECT_READ_AHEAD, ...options }).collect();
+  }
+
+  /**
+   * A range read as it arrives: one page per request, oldest first, without duplicates across pages,
+   * with at most `readAhead` pages requested or waiting ahead of the consumer (so a year streams
+   * through in bounded memory). Throws at once, before anything is sent, when the query is refused
+   * or would cost more than maxRequests. Leave the loop or call `close()` to stop early.
+   */
+  readPages(kind: 'short', deviceId: string, query: RangeQuery & EnergyOptions, options?: PageReadOptions): RangePages<EnergyEntry>;
+  readPages(kind: 'long', deviceId: string, query: EnergyRangeQuery, options?: PageReadOptions): RangePages<EnergyEntry>;
+  readPages(kind: 'modbus', deviceId: string, query: RangeQuery, options?: PageReadOptions): RangePages<ModbusEntry>;
+  readPages(kind: RangeKind, deviceId: string, query: EnergyRangeQuery, options: PageReadOptions = {}): RangePages<EnergyEntry> | RangePages<ModbusEntry> {
     const id = checkDeviceId(deviceId);
     const q = checkQueryObject(query);
     checkTimestamps(q.fromTs, q.toTs);
-    checkPlanCost({ kind: 'modbus', fromTs: q.fromTs, toTs: q.toTs, nowS: this.nowS() }, options.maxRequests);
-    const ranges = planModbusRanges(q.fromTs, q.toTs, this.nowS());
-    return this.fetchRanges<ModbusEntry>(`/modbus/${id}`, ranges, {}, { priority: 'bulk', ...options });
+    const nowS = this.nowS();
+    if (kind === 'modbus') {
+      checkPlanCost({ kind: 'modbus', fromTs: q.fromTs, toTs: q.toTs, nowS }, options.maxRequests);
+      return this.pages<ModbusEntry>(`/modbus/${id}`, planModbusRanges(q.fromTs, q.toTs, nowS), {}, options);
+    }
+    if (kind === 'short') {
+      const params = energyOptionParams(q, false);
+      checkPlanCost({ kind: 'short', fromTs: q.fromTs, toTs: q.toTs, nowS }, options.maxRequests);
+      return this.pages<EnergyEntry>(`/short-energy/${id}`, planShortRanges(q.fromTs, q.toTs, nowS), params, options);
+    }
+    if (kind !== 'long') throw EnergyApiError.invalid(`kind must be short, long or modbus, not ${describeValue(kind)}`);
+    const granularity = checkGranularity(q.granularity ?? '5m');
+    const timezone = checkTimezone(granularity, q.timezone);
+    const params: QueryParams = { granularity, ...energyOptionParams(q, false) };
+    if (timezone) params.timezone = timezone;
+    checkPlanCost({ kind: 'long', granularity, fromTs: q.fromTs, toTs: q.toTs, nowS }, options.maxRequests);
+    return this.pages<EnergyEntry>(`/long-energy/${id}`, planLongRanges(q.fromTs, q.toTs, granularity, timezone, nowS), params, options);
   }
 
   /** /first or /latest of short or long energy; null when there is no data (204). */
@@ -336,26 +357,17 @@ export class EnergyApiClient extends EventEmitter {
     return data;
   }
 
-  private async fetchRanges<T extends { timestamp: number }>(path: string, ranges: RangeQuery[], params: QueryParams, options: RangeCallOptions): Promise<T[]> {
-    if (ranges.length === 0) return [];
+  private pages<T extends { timestamp: number }>(path: string, ranges: RangeQuery[], params: QueryParams, options: PageReadOptions): RangePages<T> {
     const maxRequests = options.maxRequests ?? DEFAULT_MAX_REQUESTS;
     if (ranges.length > maxRequests) {
       throw new EnergyApiError({ code: 'REQUEST_BUDGET', message: `this read needs ${ranges.length} requests, more than maxRequests (${maxRequests}) allows: narrow the range or raise maxRequests`, sent: false });
     }
-    const stopOthers = new AbortController();
-    const { signal, dispose } = linkSignals(options.signal, stopOthers.signal);
-    const callOptions: CallOptions = { priority: options.priority, signal, onRetry: options.onRetry };
-    try {
-      const parts = await Promise.all(
-        ranges.map((range) => this.get<T[]>(path, { fromTs: range.fromTs, toTs: range.toTs, ...params }, callOptions)),
-      );
-      return mergeByTimestamp(parts.map((part) => (Array.isArray(part) ? part : [])));
-    } catch (err) {
-      stopOthers.abort();
-      throw err;
-    } finally {
-      dispose();
-    }
+    const priority = options.priority ?? 'bulk';
+    const fetch = async (range: RangeQuery, signal: AbortSignal): Promise<T[]> => {
+      const page = await this.get<T[]>(path, { fromTs: range.fromTs, toTs: range.toTs, ...params }, { priority, signal, onRetry: options.onRetry });
+      return Array.isArray(page) ? page : [];
+    };
+    return new RangePages<T>(ranges, fetch, { signal: options.signal, readAhead: options.readAhead });
   }
 
   private async get<T>(path: string, query: QueryParams, options: CallOptions): Promise<T | undefined> {
@@ -391,32 +403,6 @@ export class EnergyApiClient extends EventEmitter {
 }
 
 const PRIORITY_RANK: Record<RequestPriority, number> = { interactive: 0, normal: 1, bulk: 2 };
-
-/**
- * Concatenates chunk results oldest first, dropping any timestamp already seen. Chunks arrive in
- * range order, each sorted: then one linear pass, without copying every entry into a sort.
- */
-export function mergeByTimestamp<T extends { timestamp: number }>(parts: T[][]): T[] {
-  const merged: T[] = [];
-  let last = -Infinity;
-  let ordered = true;
-  for (const part of parts) {
-    for (const entry of part) {
-      if (entry.timestamp > last) {
-        merged.push(entry);
-        last = entry.timestamp;
-      } else if (entry.timestamp < last) {
-        ordered = false;
-      }
-    }
-  }
-  if (ordered) return merged;
-  const seen = new Set<number>();
-  const all: T[] = [];
-  for (const part of parts) for (const entry of part) all.push(entry);
-  all.sort((a, b) => a.timestamp - b.timestamp);
-  return all.filter((entry) => (seen.has(entry.timestamp) ? false : (seen.add(entry.timestamp), true)));
-}
 
 /** The updated device of a PATCH answer: the bare device (live service) or `{status, result}` (spec). */
 function updatedDevice(data: PatchResult | Device | undefined): Device | undefined {

@@ -1,7 +1,8 @@
 export * from './types.js';
 export * from './errors.js';
-export { EnergyApiClient, PENDING_POLL_MIN_MS, checkBaseUrl, checkDeviceId, mergeByTimestamp } from './client.js';
-export type { CallOptions, RangeCallOptions, ClientOptions, Edge, KeyStatus, UpdateOutcome, WaitOptions, WaitOutcome } from './client.js';
+export { EnergyApiClient, PENDING_POLL_MIN_MS, checkBaseUrl, checkDeviceId } from './client.js';
+export { RangePages, DEFAULT_READ_AHEAD, COLLECT_READ_AHEAD, type PageFetch } from './pages.js';
+export type { CallOptions, RangeCallOptions, PageReadOptions, RangeKind, ClientOptions, Edge, KeyStatus, UpdateOutcome, WaitOptions, WaitOutcome } from './client.js';
 export { RateLimiter, resetInSeconds, linkSignals, type LimiterOptions, type MarkSent } from './limiter.js';
 export type { RetryInfo } from './transport.js';
 export { checkTimestamps, MAX_TIMESTAMP_S } from './params.js';

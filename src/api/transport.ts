@@ -6,6 +6,7 @@ import { EnergyApiError, describeKey, type ApiErrorDetail, type RateLimitFacts }
 import { header, linkSignals, resetInSeconds, sleep, type MarkSent, type RateLimiter } from './limiter.js';
 import { encodeQuery, type QueryParams } from './params.js';
 import type { RequestPriority } from './types.js';
+import { parseJsonInTurns } from './json.js';
 
 export interface TransportOptions {
   baseUrl: string;
@@ -98,7 +99,8 @@ export class Transport {
       timeout: options.timeoutMs ?? 30_000,
       httpAgent: this.agents.http,
       httpsAgent: this.agents.https,
-      responseType: 'text',
+      // Bytes, not text: a large body is decoded a slice at a time (see json.ts), never as one big string.
+      responseType: 'arraybuffer',
       transformResponse: (data: unknown) => data,
       validateStatus: () => true,
       maxRedirects: 0,
@@ -141,9 +143,9 @@ export class Transport {
 
   private async attempt<T>(spec: RequestSpec, signal: AbortSignal, markSent: MarkSent): Promise<Attempt<T>> {
     const url = spec.path + encodeQuery(spec.query ?? {});
-    let response: AxiosResponse<string>;
+    let response: AxiosResponse<Buffer>;
     try {
-      response = await this.http.request<string>({
+      response = await this.http.request<Buffer>({
         method: spec.method,
         url,
         data: spec.body === undefined ? undefined : JSON.stringify(spec.body),
@@ -158,10 +160,10 @@ export class Transport {
     return this.interpret<T>(response, spec);
   }
 
-  private interpret<T>(response: AxiosResponse<string>, spec: RequestSpec): Attempt<T> {
+  private async interpret<T>(response: AxiosResponse<Buffer>, spec: RequestSpec): Promise<Attempt<T>> {
     const { status } = response;
     if (status === 204) return { kind: 'done', response: { status, data: undefined } };
-    const parsed = parseJson(response.data);
+    const parsed = await parseJsonInTurns(response.data);
     if (status >= 200 && status < 300) {
       if (parsed.ok) return { kind: 'done', response: { status, data: parsed.value as T } };
       const error = this.error(spec, { status, code: 'BAD_RESPONSE', message: `the service answered ${status} with a body that is not JSON` });
@@ -174,7 +176,7 @@ export class Transport {
     throw error;
   }
 
-  private rateLimited<T>(response: AxiosResponse<string>, body: unknown, spec: RequestSpec): Attempt<T> {
+  private rateLimited<T>(response: AxiosResponse<Buffer>, body: unknown, spec: RequestSpec): Attempt<T> {
     const headers = response.headers as Record<string, unknown>;
     const detail = firstDetail(body);
     const retryAfter = header(headers, 'retry-after');
@@ -252,21 +254,22 @@ export class Transport {
 
 /** Node's http/https, noting the moment the request is fully written (what the limiter counts). */
 function wireWatcher(markSent: MarkSent) {
+  // Dropped once used: axios keeps this transport in the request's config, which a keep-alive socket
+  // holds until its next request, and markSent reaches the limiter's promise of this request's answer
+  // (a whole parsed page would otherwise stay alive, and be promoted to the old generation).
+  let onSent: MarkSent | undefined = markSent;
+  const sent = (): void => {
+    const mark = onSent;
+    onSent = undefined;
+    mark?.();
+  };
   const request = (options: http.RequestOptions & { protocol?: string }, callback: (res: http.IncomingMessage) => void) => {
     const req = (options.protocol === 'https:' ? https : http).request(options, callback);
-    req.once('finish', markSent);
+    req.once('finish', sent);
+    req.once('close', () => { onSent = undefined; });
     return req;
   };
   return { request };
-}
-
-function parseJson(text: unknown): { ok: true; value: unknown } | { ok: false } {
-  if (typeof text !== 'string' || text.trim() === '') return { ok: false };
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false };
-  }
 }
 
 function isMultiError(body: unknown): body is { errors: unknown[] } {

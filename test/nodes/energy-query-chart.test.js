@@ -138,8 +138,9 @@ describe('energy-query chart output', function () {
     });
 
     it('averages power over time in each bucket', () => {
-      const list = [{ x: 0, y: 100, duration: 300 }, { x: 300, y: 200, duration: 100 }, { x: 400, y: 0, duration: 300 }, { x: 700, y: 50, duration: 300 }];
-      assert.deepEqual(reduce(list, { unit: 'W', maxPoints: 2, reduce: 'average' }), [{ x: 0, y: 125 }, { x: 400, y: 25 }]);
+      const list = { length: 4, x: [0, 300, 400, 700], y: [100, 200, 0, 50], duration: [300, 100, 300, 300] };
+      const { x, y } = reduce(list, { unit: 'W', maxPoints: 2, reduce: 'average' });
+      assert.deepEqual({ x, y }, { x: [0, 400], y: [125, 25] });
     });
   });
 });

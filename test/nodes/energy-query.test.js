@@ -2,8 +2,14 @@
 const assert = require('node:assert/strict');
 const { DateTime } = require('luxon');
 const {
-  helper, startClockedSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey, until, useSimClock, TEST_NOW_S,
+  helper, startClockedSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey, until, useSimClock, TEST_NOW_S, NODE_RED_MAJOR,
 } = require('../support/env');
+const path = require('node:path');
+
+/** The core split/join module of the Node-RED the tests run on. */
+const coreJoin = () => require(require.resolve('@node-red/nodes/core/sequence/17-split.js', {
+  paths: [path.dirname(require.resolve(`${NODE_RED_MAJOR === '5' ? 'node-red-5' : 'node-red'}/package.json`))],
+}));
 const { SIM_DEVICES } = require('../../dist/simulator');
 
 const METER = SIM_DEVICES.meter3M; // 3M, Australia/Sydney, channels Grid / Solar / House, phases count 1
@@ -290,6 +296,45 @@ describe('energy-query', function () {
       const none = await collect(ctx, { deviceId: SIM_DEVICES.uninitialised });
       assert.equal(none.length, 0);
       assert.equal(lastStatus(ctx).fill, 'yellow');
+    });
+  });
+
+  describe('one message per request (pages)', function () {
+    it('sends each request\'s entries as they arrive with msg.parts, and a core join in automatic mode rebuilds the array', async function () {
+      const api = apiConfig(sim);
+      const fromTs = T0 - 20 * DAY;
+      await load([...nodes, coreJoin()], [
+        api.node,
+        { id: 'q', type: 'energy-query', api: 'api', deviceId: METER, kind: 'long', query: 'range', fromTs: String(fromTs), toTs: String(T0), granularity: '5m', timezone: '', output: 'pages', follow: false, wires: [['out', 'rebuild']] },
+        { id: 'out', type: 'helper' },
+        { id: 'rebuild', type: 'join', mode: 'auto', build: 'array', property: 'payload', propertyType: 'msg', timeout: '', count: '', joiner: '', accumulate: false, wires: [['joined']] },
+        { id: 'joined', type: 'helper' },
+        { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
+        { id: 'caught', type: 'helper' },
+      ], api.credentials);
+      const ctx = wire();
+      const joined = nextMessage(helper.getNode('joined'));
+      const pages = await collect(ctx, { topic: 'year', parts: { id: 'outer', index: 2, count: 5 } });
+      const requests = energyRequests('long').length;
+      assert.equal(requests, 3, '20 days of 5-minute data: three 7-day requests');
+      assert.equal(pages.length, requests, 'one msg per request');
+      const id = pages[0].parts.id;
+      pages.forEach((m, i) => {
+        assert.deepEqual({ ...m.parts, len: undefined }, { id, type: 'array', index: i, count: requests, len: undefined, parts: { id: 'outer', index: 2, count: 5 } });
+        assert.ok(m.parts.len > 1, 'len > 1: join concatenates the pages');
+        assert.equal(m.topic, METER);
+        assert.equal(m.fromTs, fromTs);
+        assert.ok(m.payload.length > 0);
+      });
+      const all = pages.flatMap((m) => m.payload);
+      assertAscendingUnique(all);
+      assert.equal(all.length, 20 * 288);
+      assert.equal(all[0].timestamp, fromTs + 300);
+      assert.equal(all.at(-1).timestamp, T0);
+      const whole = await joined;
+      assert.deepEqual(whole.payload, all);
+      assert.deepEqual(whole.parts, { id: 'outer', index: 2, count: 5 }, 'the outer sequence is restored');
+      assert.match(lastStatus(ctx).text, /energy-query\.status\.entries/);
     });
   });
 

@@ -6,7 +6,7 @@
 /** Entries per slice: a few milliseconds of work each. */
 export const SLICE = 500;
 
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Calls `work` on consecutive slices of `items`; stops early (returns false) once `stopped()` says so. */
 export async function inSlices<T>(items: readonly T[], work: (slice: readonly T[]) => void, stopped: () => boolean, size = SLICE): Promise<boolean> {

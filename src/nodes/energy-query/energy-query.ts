@@ -1,17 +1,17 @@
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
 import {
   EnergyApiError, checkPlanCost, floorToBucket, formatTime, planLongRanges, planShortRanges,
-  type Device, type EnergyApiClient, type EnergyEntry,
+  type Device, type EnergyApiClient, type EnergyEntry, type RangePages,
 } from '../../api/index.js';
 import { commonKey } from '../shared/i18n.js';
 import { resolveTimezone } from '../shared/timezone.js';
 import { FlowNodeRuntime, type InputContext } from '../shared/flow-node.js';
 import { FollowStore, followKey, followWindow, isCompleteBucket, selectNew } from './follow.js';
-import { chartSeries, seriesNames } from './outputs.js';
+import { ChartBuilder, chartSeries, seriesNames, type ChartSeries } from './outputs.js';
 import { readChartOptions, type ChartDef } from './chart-settings.js';
-import { inSlices } from './chunks.js';
+import { inSlices, nextTurn } from './chunks.js';
 import { maxRequestsOf } from '../shared/request-budget.js';
-import { catchUpSeconds, readSettings, resolveRange, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from './query-settings.js';
+import { OUTPUT_FORMATS, catchUpSeconds, readSettings, resolveRange, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from './query-settings.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
 import { shortRetentionClip } from './clipped.js';
@@ -34,7 +34,7 @@ export = function (RED: NodeAPI): void {
     attachDailyCost(RED, this, def, () => ({ nowMs: nodeClock(RED)() }));
     const node = this;
     const runtime = new FlowNodeRuntime(RED, node, def);
-    const output: OutputFormat = def.output === 'chart' || def.output === 'split' ? def.output : 'entries';
+    const output: OutputFormat = OUTPUT_FORMATS.includes(def.output as OutputFormat) ? (def.output as OutputFormat) : 'entries';
     const store = new FollowStore(node);
     // Follow triggers run one after another, so two overlapping triggers never emit the same entry.
     let followChain: Promise<unknown> = Promise.resolve();
@@ -75,14 +75,69 @@ export = function (RED: NodeAPI): void {
       checkPlanCost({ kind: r.settings.kind, granularity: r.settings.granularity, fromTs, toTs, nowS: nowS() }, maxRequestsOf(def));
     }
 
-    function fetchRange(client: EnergyApiClient, r: Resolved, fromTs: number, toTs: number): Promise<EnergyEntry[]> {
+    /** The range's pages as they arrive (the one way this node reads a range). */
+    function readRange(client: EnergyApiClient, r: Resolved, fromTs: number, toTs: number): RangePages<EnergyEntry> {
       checkBudget(r, fromTs, toTs);
       const count = requestCount(r, fromTs, toTs);
       runtime.busy(count && count > 1 ? RED._('energy-query.status.requestingMany', { count }) : RED._(commonKey('status.requesting')));
       const { options, kind, granularity } = r.settings;
       const call = { ...runtime.call, maxRequests: maxRequestsOf(def) };
-      if (kind === 'short') return client.getShortEnergy(r.deviceId, { fromTs, toTs, ...options }, call);
-      return client.getLongEnergy(r.deviceId, { fromTs, toTs, granularity, timezone: r.timezone, ...options }, call);
+      if (kind === 'short') return client.readPages('short', r.deviceId, { fromTs, toTs, ...options }, call);
+      return client.readPages('long', r.deviceId, { fromTs, toTs, granularity, timezone: r.timezone, ...options }, call);
+    }
+
+    function fetchRange(client: EnergyApiClient, r: Resolved, fromTs: number, toTs: number): Promise<EnergyEntry[]> {
+      return readRange(client, r, fromTs, toTs).collect();
+    }
+
+    /**
+     * Chart, split and pages outputs of a range: each page is used as it arrives and dropped, so a
+     * year never sits in memory as entries. Returns how many entries were delivered and the last one.
+     */
+    async function streamRange(ctx: InputContext<QueryInMsg>, r: Resolved, fromTs: number, toTs: number): Promise<{ count: number; last?: EnergyEntry }> {
+      const { msg, send } = ctx;
+      const stopped = (): boolean => runtime.closed;
+      const convert = r.settings.options.convert;
+      const chart = output === 'chart' ? new ChartBuilder(convert, readChartOptions(def, msg, convert)) : undefined;
+      const { payload: _payload, ...base } = msg;
+      const pages = readRange(ctx.client, r, fromTs, toTs);
+      const partsId = RED.util.generateId();
+      let count = 0;
+      let index = 0;
+      let last: EnergyEntry | undefined;
+      for await (const page of pages) {
+        // A page already waiting resolves without a turn of the event loop: give one per page.
+        await nextTurn();
+        if (stopped()) break;
+        if (output === 'split') {
+          await inSlices(page, (slice) => send([slice.map((entry) => splitMessage(base as QueryInMsg, r, entry))]), stopped, 50);
+        } else if (output === 'pages') {
+          send(pageMessage(base as QueryInMsg, r, page, { id: partsId, index, count: pages.requests }));
+        } else {
+          chart?.add(page);
+        }
+        index += 1;
+        count += page.length;
+        if (page.length) last = page[page.length - 1];
+      }
+      if (chart && !stopped()) sendChart(ctx, r, await chart.finish(chartLabels(r), r.device, Boolean(r.settings.options.groupByPhase)), false, count > 0);
+      return { count, last };
+    }
+
+    function chartLabels(r: Resolved): (count: number) => string[] {
+      const phase = RED._('energy-query.chart.phase');
+      return (n) => seriesNames(r.device, n, Boolean(r.settings.options.groupByPhase), phase);
+    }
+
+    function sendChart(ctx: InputContext<QueryInMsg>, r: Resolved, chart: ChartSeries, follow: boolean, anyEntries: boolean): void {
+      const { msg, send } = ctx;
+      if (ctx.signal.aborted) return;
+      msg.payload = chart.points;
+      msg.action = follow ? 'append' : 'replace';
+      // Dashboard 2 ui-chart: the unit on the y axis, one colour per category in the series' order, axis labels kept inside.
+      msg.ui_update = { chartOptions: { color: chart.colours, yAxis: { name: chart.unit }, grid: { containLabel: true, bottom: 12 }, legend: { type: 'scroll', top: 22 } } };
+      msg.unit = chart.unit;
+      if (!follow || anyEntries) send(msg);
     }
 
     function describe(msg: QueryInMsg, r: Resolved, fromTs: number | undefined, toTs: number | undefined): void {
@@ -103,22 +158,29 @@ export = function (RED: NodeAPI): void {
         const { payload: _payload, ...base } = msg;
         await inSlices(entries, (slice) => send([slice.map((entry) => splitMessage(base as QueryInMsg, r, entry))]), stopped, 50);
       } else if (output === 'chart') {
-        const phase = RED._('energy-query.chart.phase');
-        const grouped = Boolean(r.settings.options.groupByPhase);
         const options = readChartOptions(def, msg, r.settings.options.convert);
-        const chart = await chartSeries(entries, r.settings.options.convert, (n) => seriesNames(r.device, n, grouped, phase), r.device, grouped, options);
-        if (ctx.signal.aborted) return;
-        msg.payload = chart.points;
-        msg.action = follow ? 'append' : 'replace';
-        // Dashboard 2 ui-chart: the unit on the y axis, one colour per category in the series' order, axis labels kept inside.
-        msg.ui_update = { chartOptions: { color: chart.colours, yAxis: { name: chart.unit }, grid: { containLabel: true, bottom: 12 }, legend: { type: 'scroll', top: 22 } } };
-        msg.unit = chart.unit;
-        if (!follow || entries.length) send(msg);
+        const chart = await chartSeries(entries, r.settings.options.convert, chartLabels(r), r.device, Boolean(r.settings.options.groupByPhase), options);
+        sendChart(ctx, r, chart, follow, entries.length > 0);
+      } else if (output === 'pages') {
+        // Edges and follow reads are small: all of them on one page.
+        const { payload: _payload, ...base } = msg;
+        if (!follow || entries.length) send(pageMessage(base as QueryInMsg, r, entries, { id: RED.util.generateId(), index: 0, count: 1 }));
       } else {
         msg.payload = single ? (entries[0] ?? null) : entries;
         if (!follow || entries.length) send(msg);
       }
-      showResult(r, entries, follow);
+      showResult(r, entries.length, entries[entries.length - 1], follow);
+    }
+
+    /** One page of a read; msg.parts lets a join node in automatic mode rebuild the array. */
+    function pageMessage(base: QueryInMsg, r: Resolved, page: EnergyEntry[], at: { id: string; index: number; count: number }): NodeMessage {
+      const out = RED.util.cloneMessage(base) as QueryInMsg;
+      out.payload = page;
+      out.topic = r.deviceId;
+      // len > 1 makes the join concatenate the pages, as it does a split node's array chunks; an outer sequence stays nested.
+      const parts = { id: at.id, type: 'array', index: at.index, count: at.count, len: Math.max(2, page.length), ...(base.parts ? { parts: base.parts } : {}) };
+      out.parts = parts;
+      return out;
     }
 
     function splitMessage(msg: QueryInMsg, r: Resolved, entry: EnergyEntry): NodeMessage {
@@ -129,14 +191,13 @@ export = function (RED: NodeAPI): void {
       return out;
     }
 
-    function showResult(r: Resolved, entries: EnergyEntry[], follow: boolean): void {
-      const last = entries[entries.length - 1];
+    function showResult(r: Resolved, count: number, last: EnergyEntry | undefined, follow: boolean): void {
       if (!last) {
         runtime.status({ fill: 'yellow', shape: 'ring', text: RED._(follow ? 'energy-query.status.noNew' : commonKey('status.noData')) });
         return;
       }
       const at = formatTime(last.timestamp, r.timezone ?? 'UTC').slice(0, 16).replace('T', ' ');
-      runtime.status({ fill: 'green', shape: 'dot', text: RED._('energy-query.status.entries', { count: entries.length, at }) });
+      runtime.status({ fill: 'green', shape: 'dot', text: RED._('energy-query.status.entries', { count, at }) });
     }
 
     async function runOnce(ctx: InputContext<QueryInMsg>, r: Resolved): Promise<void> {
@@ -150,15 +211,28 @@ export = function (RED: NodeAPI): void {
         return;
       }
       const { fromTs, toTs } = resolveRange(r.settings, r.timezone, runtime.now());
-      const entries = await fetchRange(client, r, fromTs, toTs);
-      describe(msg, r, fromTs, toTs);
       const clipped = kind === 'short' ? shortRetentionClip(fromTs, toTs, Math.floor(nodeClock(RED)() / 1000)) : undefined;
-      if (clipped) msg.clipped = clipped;
-      else delete msg.clipped;
-      await emit(ctx, r, entries, false, false);
+      const describeRead = (): void => {
+        describe(msg, r, fromTs, toTs);
+        if (clipped) msg.clipped = clipped;
+        else delete msg.clipped;
+      };
+      let count: number;
+      if (output === 'entries') {
+        // The raw entries output is one msg holding the whole array, by its contract.
+        const entries = await fetchRange(client, r, fromTs, toTs);
+        describeRead();
+        await emit(ctx, r, entries, false, false);
+        count = entries.length;
+      } else {
+        describeRead();
+        const streamed = await streamRange(ctx, r, fromTs, toTs);
+        showResult(r, streamed.count, streamed.last, false);
+        count = streamed.count;
+      }
       if (clipped) {
         const from = formatTime(clipped.returned.fromTs, r.timezone ?? 'UTC').slice(0, 10);
-        runtime.status({ fill: 'yellow', shape: 'dot', text: RED._('energy-query.status.clipped', { count: entries.length, from }) });
+        runtime.status({ fill: 'yellow', shape: 'dot', text: RED._('energy-query.status.clipped', { count, from }) });
       }
     }
 

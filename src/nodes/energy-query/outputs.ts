@@ -39,12 +39,11 @@ export function defaultUnit(convert: EnergyConversion | undefined): ChartUnit {
   return convert === 'kWh' ? 'kWh' : convert === 'kW' ? 'kW' : 'W';
 }
 
-/** Real energy per channel in Joules, whatever the query's conversion (null where missing). */
-export function entryJoules(entry: EnergyEntry, convert: EnergyConversion | undefined): Array<number | null> {
-  const duration = typeof entry.duration === 'number' && entry.duration > 0 ? entry.duration : undefined;
-  if (convert === 'kWh') return numbers(entry.eRealKwh).map((v) => (v === null ? null : v * 3_600_000));
-  if (convert === 'kW') return numbers(entry.pRealKw).map((v) => (v === null || !duration ? null : v * 1000 * duration));
-  return numbers(entry.eReal);
+/** The entry's per-channel field the chart reads, and the factor that turns its values into Joules (0: none). */
+function joulesSource(entry: EnergyEntry, convert: EnergyConversion | undefined, duration: number): { field: unknown; factor: number } {
+  if (convert === 'kWh') return { field: entry.eRealKwh, factor: 3_600_000 };
+  if (convert === 'kW') return { field: entry.pRealKw, factor: duration ? 1000 * duration : 0 };
+  return { field: entry.eReal, factor: 1 };
 }
 
 function inUnit(joules: number, duration: number, unit: ChartUnit): number {
@@ -54,11 +53,6 @@ function inUnit(joules: number, duration: number, unit: ChartUnit): number {
     case 'Wh': return joules / 3600;
     default: return joules / 3_600_000;
   }
-}
-
-function numbers(field: EnergyEntry[string]): Array<number | null> {
-  if (!Array.isArray(field)) return [];
-  return field.map((v) => (typeof v === 'number' && Number.isFinite(v) ? v : null));
 }
 
 /** Series labels: channel labels (else the channel id), or "<phase> 1", "<phase> 2"… for phase groups. */
@@ -77,73 +71,162 @@ const round = (value: number, unit: ChartUnit): number => {
 
 const pause = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/** One series' points as columns: start (ms), value in the chart's unit, duration (s). */
+export interface SeriesColumns {
+  length: number;
+  x: ArrayLike<number>;
+  y: ArrayLike<number>;
+  duration: ArrayLike<number>;
+}
+
+/** A series kept in growing typed arrays: 24 bytes a point instead of an object each. */
+class GrowingSeries implements SeriesColumns {
+  length = 0;
+  x = new Float64Array(256);
+  y = new Float64Array(256);
+  duration = new Float64Array(256);
+
+  push(x: number, y: number, duration: number): void {
+    if (this.length === this.x.length) {
+      const grow = (a: Float64Array): Float64Array<ArrayBuffer> => {
+        const bigger = new Float64Array(a.length * 2);
+        bigger.set(a);
+        return bigger;
+      };
+      this.x = grow(this.x);
+      this.y = grow(this.y);
+      this.duration = grow(this.duration);
+    }
+    this.x[this.length] = x;
+    this.y[this.length] = y;
+    this.duration[this.length] = duration;
+    this.length += 1;
+  }
+}
+
 /**
- * Chart points of every entry, oldest first, one series per channel or phase group, named
- * "<label> (<unit>)" so tooltips carry the unit; null values are left out. Yields to the event
- * loop between chunks so a year of 5-minute data does not stall Node-RED.
+ * Chart series built as entries arrive (page by page, oldest first), one per channel or phase group:
+ * only numbers are kept, never the entries. `finish` thins each series to maxPoints and yields to the
+ * event loop while it builds the points.
  */
-export async function chartSeries(
-  entries: EnergyEntry[], convert: EnergyConversion | undefined, labels: (count: number) => string[],
-  device: Device | undefined, grouped: boolean, options: ChartOptions,
-): Promise<ChartSeries> {
-  const bySeries = new Map<number, Array<{ x: number; y: number; duration: number }>>();
-  let names: string[] = [];
-  for (let start = 0; start < entries.length; start += CHUNK) {
-    if (start > 0) await pause();
-    for (const entry of entries.slice(start, start + CHUNK)) {
-      const joules = entryJoules(entry, convert);
+export class ChartBuilder {
+  private readonly series: GrowingSeries[] = [];
+  private channels = 0;
+
+  constructor(private readonly convert: EnergyConversion | undefined, private readonly options: ChartOptions) {}
+
+  add(entries: readonly EnergyEntry[]): void {
+    const { unit } = this.options;
+    for (const entry of entries) {
       const duration = typeof entry.duration === 'number' && entry.duration > 0 ? entry.duration : 0;
-      if (joules.length > names.length) names = labels(joules.length);
-      if (!duration) continue;
+      const { field, factor } = joulesSource(entry, this.convert, duration);
+      if (!Array.isArray(field)) continue;
+      if (field.length > this.channels) this.channels = field.length;
+      if (!duration || !factor) continue;
       const x = (entry.timestamp - duration) * 1000;
-      joules.forEach((j, i) => {
-        if (j === null) return;
-        const list = bySeries.get(i) ?? [];
-        list.push({ x, y: inUnit(j, duration, options.unit), duration });
-        bySeries.set(i, list);
-      });
+      for (let i = 0; i < field.length; i += 1) {
+        const v: unknown = field[i];
+        if (typeof v !== 'number' || !Number.isFinite(v)) continue;
+        (this.series[i] ??= new GrowingSeries()).push(x, inUnit(v * factor, duration, unit), duration);
+      }
     }
   }
-  const order = [...bySeries.keys()].sort((a, b) => a - b);
-  const seriesName = (i: number): string => `${names[i] ?? `C${i + 1}`} (${options.unit})`;
-  const used: string[] = [];
-  const colours = order.map((i) => colourFor(grouped ? undefined : device?.channels?.[i]?.categoryId, i, used));
-  const points: ChartPoint[] = [];
-  for (const i of order) {
-    await pause();
-    const reduced = reduce(bySeries.get(i) ?? [], options);
-    for (const p of reduced) points.push({ series: seriesName(i), x: p.x, y: round(p.y, options.unit) });
+
+  /**
+   * The points, oldest first, named "<label> (<unit>)" so tooltips carry the unit; null values are
+   * left out. `labels(count)` names the channels (or phase groups) seen.
+   */
+  async finish(labels: (count: number) => string[], device: Device | undefined, grouped: boolean): Promise<ChartSeries> {
+    const { unit } = this.options;
+    const names = this.channels ? labels(this.channels) : [];
+    const order = [...this.series.keys()].filter((i) => this.series[i] !== undefined);
+    const seriesName = (i: number): string => `${names[i] ?? `C${i + 1}`} (${unit})`;
+    const used: string[] = [];
+    const colours = order.map((i) => colourFor(grouped ? undefined : device?.channels?.[i]?.categoryId, i, used));
+    const reduced: SeriesColumns[] = [];
+    for (const i of order) {
+      await pause();
+      reduced.push(reduce(this.series[i], this.options));
+    }
+    const points = await mergeByX(reduced, order.map(seriesName), unit);
+    return { points, names: order.map(seriesName), colours, unit };
   }
-  points.sort((a, b) => a.x - b.x);
-  return { points, names: order.map(seriesName), colours, unit: options.unit };
+}
+
+/**
+ * Chart points of every entry (see ChartBuilder), for entries already held; yields to the event loop
+ * between chunks so a year of 5-minute data does not stall Node-RED.
+ */
+export async function chartSeries(
+  entries: readonly EnergyEntry[], convert: EnergyConversion | undefined, labels: (count: number) => string[],
+  device: Device | undefined, grouped: boolean, options: ChartOptions,
+): Promise<ChartSeries> {
+  const builder = new ChartBuilder(convert, options);
+  for (let start = 0; start < entries.length; start += CHUNK) {
+    if (start > 0) await pause();
+    builder.add(entries.slice(start, start + CHUNK));
+  }
+  return builder.finish(labels, device, grouped);
+}
+
+/** The series' points in one list ordered by x (ties in series order), built a chunk at a time. */
+async function mergeByX(series: SeriesColumns[], names: string[], unit: ChartUnit): Promise<ChartPoint[]> {
+  const cursor = series.map(() => 0);
+  const total = series.reduce((n, s) => n + s.length, 0);
+  const points: ChartPoint[] = [];
+  while (points.length < total) {
+    if (points.length > 0) await pause();
+    const stop = Math.min(total, points.length + CHUNK * 4);
+    while (points.length < stop) {
+      let pick = -1;
+      for (let s = 0; s < series.length; s += 1) {
+        if (cursor[s] < series[s].length && (pick < 0 || series[s].x[cursor[s]] < series[pick].x[cursor[pick]])) pick = s;
+      }
+      const at = cursor[pick];
+      cursor[pick] += 1;
+      points.push({ series: names[pick], x: series[pick].x[at], y: round(series[pick].y[at], unit) });
+    }
+  }
+  return points;
 }
 
 /** At most maxPoints per series: energy summed per bucket; power averaged (time-weighted) or min and max kept. */
-export function reduce(list: Array<{ x: number; y: number; duration: number }>, options: ChartOptions): Array<{ x: number; y: number }> {
+export function reduce(list: SeriesColumns, options: ChartOptions): SeriesColumns {
   const max = options.maxPoints;
-  if (!max || list.length <= max) return list;
+  const n = list.length;
+  if (!max || n <= max) return list;
   const energy = options.unit === 'kWh' || options.unit === 'Wh';
   const peaks = !energy && options.reduce === 'peaks';
   const buckets = peaks ? Math.max(1, Math.floor(max / 2)) : max;
-  const out: Array<{ x: number; y: number }> = [];
+  const x: number[] = [];
+  const y: number[] = [];
+  const keep = (i: number): void => {
+    x.push(list.x[i]);
+    y.push(list.y[i]);
+  };
   for (let b = 0; b < buckets; b += 1) {
-    const bucket = list.slice(Math.floor((b * list.length) / buckets), Math.floor(((b + 1) * list.length) / buckets));
-    if (bucket.length === 0) continue;
+    const from = Math.floor((b * n) / buckets);
+    const to = Math.floor(((b + 1) * n) / buckets);
+    if (to <= from) continue;
     if (peaks) {
-      let lo = bucket[0];
-      let hi = bucket[0];
-      for (const p of bucket) {
-        if (p.y < lo.y) lo = p;
-        if (p.y > hi.y) hi = p;
+      let lo = from;
+      let hi = from;
+      for (let i = from; i < to; i += 1) {
+        if (list.y[i] < list.y[lo]) lo = i;
+        if (list.y[i] > list.y[hi]) hi = i;
       }
-      if (lo === hi) out.push(lo);
-      else out.push(...(lo.x <= hi.x ? [lo, hi] : [hi, lo]));
-    } else if (energy) {
-      out.push({ x: bucket[0].x, y: bucket.reduce((a, p) => a + p.y, 0) });
-    } else {
-      const seconds = bucket.reduce((a, p) => a + p.duration, 0);
-      out.push({ x: bucket[0].x, y: bucket.reduce((a, p) => a + p.y * p.duration, 0) / seconds });
+      if (lo === hi) keep(lo);
+      else if (list.x[lo] <= list.x[hi]) { keep(lo); keep(hi); } else { keep(hi); keep(lo); }
+      continue;
     }
+    let sum = 0;
+    let seconds = 0;
+    for (let i = from; i < to; i += 1) {
+      sum += energy ? list.y[i] : list.y[i] * list.duration[i];
+      seconds += list.duration[i];
+    }
+    x.push(list.x[from]);
+    y.push(energy ? sum : sum / seconds);
   }
-  return out;
+  return { length: x.length, x, y, duration: x.map(() => 0) };
 }

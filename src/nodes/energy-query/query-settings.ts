@@ -6,7 +6,9 @@ import type { FlowNodeDef } from '../shared/flow-node.js';
 import { describeValue } from '../shared/msg-guard.js';
 
 export type QueryMode = 'range' | 'first' | 'latest';
-export type OutputFormat = 'entries' | 'chart' | 'split';
+/** entries: one msg with the array; chart: Dashboard 2 points; split: one msg per entry; pages: one msg per request (msg.parts). */
+export type OutputFormat = 'entries' | 'chart' | 'split' | 'pages';
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['entries', 'chart', 'split', 'pages'];
 
 /** The node's properties as the editor saves them (issue 3 contract names). */
 export interface EnergyQueryDef extends FlowNodeDef {
