@@ -296,6 +296,14 @@ describe('energy-query', function () {
       const none = await collect(ctx, { deviceId: SIM_DEVICES.uninitialised });
       assert.equal(none.length, 0);
       assert.equal(lastStatus(ctx).fill, 'yellow');
+      // Each msg owns its copy of the input's other properties: a flow that changes one changes no other.
+      const meta = { site: 'home', tags: ['a'] };
+      const owned = await collect(ctx, { meta });
+      assert.equal(owned.length, 30);
+      assert.equal(new Set(owned.map((m) => m.meta)).size, 30);
+      assert.equal(new Set(owned.map((m) => m.meta.tags)).size, 30);
+      assert.ok(owned.every((m) => m.meta !== meta && m.meta.tags !== meta.tags));
+      assert.ok(owned.every((m) => m.meta.site === 'home'));
     });
   });
 

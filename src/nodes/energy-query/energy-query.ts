@@ -110,7 +110,7 @@ export = function (RED: NodeAPI): void {
         await nextTurn();
         if (stopped()) break;
         if (output === 'split') {
-          await inSlices(page, (slice) => send([slice.map((entry) => splitMessage(base as QueryInMsg, r, entry))]), stopped, 50);
+          await inSlices(page, (slice) => send([splitMessages(base as QueryInMsg, r, slice)]), stopped, 50);
         } else if (output === 'pages') {
           send(pageMessage(base as QueryInMsg, r, page, { id: partsId, index, count: pages.requests }));
         } else {
@@ -156,7 +156,7 @@ export = function (RED: NodeAPI): void {
       if (output === 'split') {
         // Each entry's msg is a copy of the input without its payload (which may be large).
         const { payload: _payload, ...base } = msg;
-        await inSlices(entries, (slice) => send([slice.map((entry) => splitMessage(base as QueryInMsg, r, entry))]), stopped, 50);
+        await inSlices(entries, (slice) => send([splitMessages(base as QueryInMsg, r, slice)]), stopped, 50);
       } else if (output === 'chart') {
         const options = readChartOptions(def, msg, r.settings.options.convert);
         const chart = await chartSeries(entries, r.settings.options.convert, chartLabels(r), r.device, Boolean(r.settings.options.groupByPhase), options);
@@ -183,12 +183,18 @@ export = function (RED: NodeAPI): void {
       return out;
     }
 
-    function splitMessage(msg: QueryInMsg, r: Resolved, entry: EnergyEntry): NodeMessage {
-      const out = RED.util.cloneMessage(msg) as QueryInMsg;
-      out.payload = entry;
-      out.timestamp = entry.timestamp * 1000;
-      out.topic = r.deviceId;
-      return out;
+    /**
+     * One msg per entry. Node-RED deep-clones every msg of a send() but the first, so only the first is
+     * cloned here: a deep clone of the input per entry doubled the work of a year's 105,120 msgs.
+     */
+    function splitMessages(base: QueryInMsg, r: Resolved, entries: readonly EnergyEntry[]): NodeMessage[] {
+      return entries.map((entry, i) => {
+        const out = (i === 0 ? RED.util.cloneMessage(base) : { ...base }) as QueryInMsg;
+        out.payload = entry;
+        out.timestamp = entry.timestamp * 1000;
+        out.topic = r.deviceId;
+        return out;
+      });
     }
 
     function showResult(r: Resolved, count: number, last: EnergyEntry | undefined, follow: boolean): void {
