@@ -9,7 +9,7 @@ import type { QueryParams } from './query.js';
 import { settle } from './reporting.js';
 import { renderDevice } from './renderDevice.js';
 import { ok, type Reply } from './reply.js';
-import type { SimDevice } from './types.js';
+import type { BodyStyle, SimDevice } from './types.js';
 
 export interface ApiRequest {
   method: string;
@@ -26,6 +26,8 @@ export interface ApiContext {
   now: number;
   /** False only for tests that need one unlimited request as a reference. */
   spanLimits: boolean;
+  /** Device objects as the live service shapes them, or as the spec's text does. */
+  bodyStyle: BodyStyle;
 }
 
 const DEVICE_ID = /^[BDEF][A-Za-z0-9]{12}$/;
@@ -81,11 +83,11 @@ export function handleApi(ctx: ApiContext, req: ApiRequest): Reply {
       return ok(id === 'models' ? MODELS : CATEGORIES);
     }
     if (['channel-categories', 'models'].includes(id.toLowerCase())) throw notFound();
-    if (req.method === 'GET') return ok(renderDevice(device(ctx, req.grant, id), ctx.now));
+    if (req.method === 'GET') return ok(renderDevice(device(ctx, req.grant, id), ctx.now, ctx.bodyStyle));
     if (req.method !== 'PATCH') throw methodNotAllowed('GET, PATCH');
     const dev = device(ctx, req.grant, id);
     if (!req.grant.write) throw forbidden('The API key does not permit writing to this device');
-    return patchDevice(dev, parseJsonBody(req), req.grant.switching, ctx.now);
+    return patchDevice(dev, parseJsonBody(req), req.grant.switching, ctx.now, ctx.bodyStyle);
   }
 
   const route = ENERGY_ROUTES[collection];

@@ -9,7 +9,7 @@ import { defaultGrouping } from './fleet.js';
 import { renderDevice } from './renderDevice.js';
 import { ok, type Reply } from './reply.js';
 import { isValidZone } from './buckets.js';
-import type { Queued, SimDevice, WifiChange } from './types.js';
+import type { BodyStyle, Queued, SimDevice, WifiChange } from './types.js';
 
 const READ_ONLY_DEVICE_FIELDS = ['model', 'firmwareVersion', 'latestStatus', 'uninitialised', 'pending'];
 
@@ -185,7 +185,8 @@ function planComms(plan: PatchPlan, dev: SimDevice, value: unknown, now: number)
   }
 }
 
-export function patchDevice(dev: SimDevice, body: unknown, canSwitch: boolean, now: number): Reply {
+/** Answered with the bare device object as the live service does, or `{status, result}` as the spec shows. */
+export function patchDevice(dev: SimDevice, body: unknown, canSwitch: boolean, now: number, style: BodyStyle = 'live'): Reply {
   if (!isObject(body)) throw new MultiError([badRequest('The request body must be a JSON object')]);
   const switchesBody = body.switches;
   if (Array.isArray(switchesBody) && switchesBody.some((s) => isObject(s) && 'state' in s) && !canSwitch) {
@@ -231,5 +232,6 @@ export function patchDevice(dev: SimDevice, body: unknown, canSwitch: boolean, n
   for (const mutate of plan.apply) mutate();
   if (dev.uninitialised) dev.initialQueue.push({ requestedAt: now, body });
   const status = plan.accepted ? 202 : 200;
-  return ok({ status, result: renderDevice(dev, now) }, status);
+  const device = renderDevice(dev, now, style);
+  return ok(style === 'live' ? device : { status, result: device }, status);
 }

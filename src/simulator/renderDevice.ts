@@ -3,7 +3,7 @@ import type { CellularComms, Channel, Comms, Device, Switch, WifiComms } from '.
 import { categoryLabel } from './catalog.js';
 import { lastHeardAt } from './reporting.js';
 import { firmwareReaches, isDualTransportModel, lteQuality, qualityLabel, SIGNAL_DBM_FIRMWARE, wifiQuality } from './rules.js';
-import type { SimDevice } from './types.js';
+import type { BodyStyle, SimDevice } from './types.js';
 
 /** Firmware 0.12.1 and below report signalQualityDbm -1 on the 6MW series. */
 function reportsSignalDbm(firmware: string): boolean {
@@ -75,7 +75,8 @@ function dualComms(dev: SimDevice, heard: number | null): Comms {
   return { ...top, lastHeardVia: dev.activeVia, cellular, wifi };
 }
 
-export function renderDevice(dev: SimDevice, now: number): Device {
+/** The live service leaves `uninitialised` out on an initialised device (absent means false); the spec shows it. */
+export function renderDevice(dev: SimDevice, now: number, style: BodyStyle = 'live'): Device {
   const heard = lastHeardAt(dev, now);
   const channels: Channel[] = dev.channels.map((ch) => {
     const out: Channel = { id: ch.id, ctRating: ch.ctRating, label: ch.label, categoryId: ch.categoryId, categoryLabel: categoryLabel(ch.categoryId) };
@@ -98,7 +99,7 @@ export function renderDevice(dev: SimDevice, now: number): Device {
     ...(dev.timezone !== undefined ? { timezone: dev.timezone } : {}),
     model: dev.model,
     ...(dev.uninitialised ? {} : { firmwareVersion: dev.firmwareVersion, latestStatus: Math.floor(heard ?? 0) }),
-    uninitialised: dev.uninitialised,
+    ...(dev.uninitialised || style === 'spec' ? { uninitialised: dev.uninitialised } : {}),
     shortEnergyReportingInterval: dev.interval,
     comms: isDualTransportModel(dev.model) ? dualComms(dev, heard) : cellularOnlyComms(dev, heard),
     channels,

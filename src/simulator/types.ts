@@ -3,6 +3,8 @@ import type { ContactorType, DeviceModel, SwitchState } from '../api/types.js';
 import type { ChannelRole } from './site/roles.js';
 
 export type HeaderStyle = 'live' | 'spec' | 'both';
+/** The shape of device objects: the live service's ('live', also with header style 'both') or the spec's text. */
+export type BodyStyle = 'live' | 'spec';
 
 export interface LoggedRequest {
   /** Date.now() (real ms) when the request was received. */

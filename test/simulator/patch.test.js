@@ -12,12 +12,27 @@ describe('simulator: PATCH /devices/{id}', function () {
   it('updates metadata with 200 and returns the device as GET does', async () => {
     const r = await t.patch(`/devices/${SW}`, { id: SW, label: 'New label', channels: [{ id: `${SW}_C2`, categoryId: 7, label: 'EV' }] });
     assert.equal(r.status, 200);
-    assert.equal(r.body.result.label, 'New label');
-    assert.equal(r.body.result.channels[1].categoryLabel, 'Electric vehicle');
+    assert.equal(r.body.label, 'New label');
+    assert.equal(r.body.channels[1].categoryLabel, 'Electric vehicle');
     const got = await t.get(`/devices/${SW}`);
-    assert.deepEqual(got.body, r.body.result);
+    assert.deepEqual(got.body, r.body);
     const cleared = await t.patch(`/devices/${SW}`, { label: null });
-    assert.equal(cleared.body.result.label, '');
+    assert.equal(cleared.body.label, '');
+  });
+
+  it('answers as the live service (a bare device, no uninitialised: false) and as the spec ({status, result}) on headerStyle spec', async () => {
+    const live = await t.patch(`/devices/${SW}`, { label: 'Live form' });
+    assert.equal(live.body.id, SW);
+    assert.ok(!('result' in live.body) && !('uninitialised' in live.body));
+    assert.equal((await t.get(`/devices/${SIM_DEVICES.uninitialised}`)).body.uninitialised, true, 'shown where it is true');
+    t.sim.control.setLimits({ headerStyle: 'spec' });
+    const spec = await t.patch(`/devices/${SW}`, { label: 'Spec form' });
+    assert.equal(spec.status, 200);
+    assert.deepEqual(Object.keys(spec.body).sort(), ['result', 'status']);
+    assert.equal(spec.body.status, 200);
+    assert.equal(spec.body.result.label, 'Spec form');
+    assert.equal(spec.body.result.uninitialised, false);
+    assert.deepEqual((await t.get(`/devices/${SW}`)).body, spec.body.result);
   });
 
   it('refuses writes without permission, without switching permission and with the wrong Content-Type', async () => {
@@ -56,15 +71,15 @@ describe('simulator: PATCH /devices/{id}', function () {
     assert.equal((await t.patch(`/devices/${R}`, { channels: [{ id: `${R}_C1`, ctRating: 600 }] })).status, 422);
     const same = await t.patch(`/devices/${R}`, { channels: [{ id: `${R}_C1`, ctRating: 3000 }] });
     assert.equal(same.status, 200);
-    assert.ok(!('pending' in same.body.result.channels[0]));
+    assert.ok(!('pending' in same.body.channels[0]));
     assert.equal((await t.patch(`/devices/${SW}`, { comms: { wifi: { ssid: 'x', psk: '12345678' } } })).status, 422);
     assert.equal((await t.patch(`/devices/${SIM_DEVICES.cer6MWCER}`, { comms: { wifi: { ssid: 'x', psk: '12345678' } } })).status, 422, 'firmware 0.12.1');
     const U = SIM_DEVICES.uninitialised;
     assert.equal((await t.patch(`/devices/${U}`, { switches: [{ id: `${U}_S1`, state: 'closed' }] })).status, 422);
     const un = await t.patch(`/devices/${U}`, { label: 'Spare', channels: [{ id: `${U}_C1`, ctRating: 200 }] });
     assert.equal(un.status, 202);
-    assert.equal(un.body.result.label, 'Spare');
-    assert.deepEqual(un.body.result.channels[0].pending, { ctRating: 200 }, 'non-default ctRating on an uninitialised device is pending');
+    assert.equal(un.body.label, 'Spare');
+    assert.deepEqual(un.body.channels[0].pending, { ctRating: 200 }, 'non-default ctRating on an uninitialised device is pending');
     t.sim.control.setClock({ advance: 3600 });
     assert.equal((await t.get(`/devices/${U}`)).body.channels[0].ctRating, 60, 'never applied');
   });
@@ -72,7 +87,7 @@ describe('simulator: PATCH /devices/{id}', function () {
   it('validates and defaults phases', async () => {
     const M = SIM_DEVICES.meter3M;
     const two = await t.patch(`/devices/${M}`, { phases: { count: 2 } });
-    assert.deepEqual(two.body.result.phases, { count: 2, grouping: [{ included: [`${M}_C1`, `${M}_C2`] }, { included: [`${M}_C3`] }] });
+    assert.deepEqual(two.body.phases, { count: 2, grouping: [{ included: [`${M}_C1`, `${M}_C2`] }, { included: [`${M}_C3`] }] });
     const custom = await t.patch(`/devices/${M}`, { phases: { count: 2, grouping: [{ included: [`${M}_C1`] }, { included: [`${M}_C3`, `${M}_C2`] }] } });
     assert.equal(custom.status, 200);
     assert.equal((await t.patch(`/devices/${M}`, { phases: { count: 0 } })).status, 422);
@@ -85,12 +100,11 @@ describe('simulator: PATCH /devices/{id}', function () {
   it('switch state: pending until the device reports (reportNow)', async () => {
     const equal = await t.patch(`/devices/${SW}`, { switches: [{ id: `${SW}_S1`, state: 'open' }] });
     assert.equal(equal.status, 200);
-    assert.ok(!('pending' in equal.body.result.switches[0]), 'same as current: no pending');
+    assert.ok(!('pending' in equal.body.switches[0]), 'same as current: no pending');
     const r = await t.patch(`/devices/${SW}`, { switches: [{ id: `${SW}_S1`, state: 'closed' }] });
     assert.equal(r.status, 202);
-    assert.equal(r.body.status, 202);
-    assert.equal(r.body.result.switches[0].state, 'open');
-    assert.deepEqual(r.body.result.switches[0].pending, { state: 'closed' });
+    assert.equal(r.body.switches[0].state, 'open');
+    assert.deepEqual(r.body.switches[0].pending, { state: 'closed' });
     t.sim.control.reportNow(SW);
     const after = (await t.get(`/devices/${SW}`)).body.switches[0];
     assert.equal(after.state, 'closed');
@@ -124,7 +138,7 @@ describe('simulator: PATCH /devices/{id}', function () {
     const W = SIM_DEVICES.wifi6MW;
     const r = await t.patch(`/devices/${W}`, { comms: { wifi: { ssid: 'Lab', psk: 'secret-pass' } } });
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body.result.comms.wifi.pending, { ssid: 'Lab', pskUpdatedAt: T0 });
+    assert.deepEqual(r.body.comms.wifi.pending, { ssid: 'Lab', pskUpdatedAt: T0 });
     assert.ok(!r.text.includes('secret-pass'));
     await fetch(`${t.sim.url}/__sim/report/${W}`, { method: 'POST' });
     let d = (await t.get(`/devices/${W}`)).body;
