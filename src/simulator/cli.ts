@@ -16,8 +16,8 @@ Options:
   --state-file <path>    keep PATCHed values, switch states and switch history in this JSON file
                          across restarts (default: none, every start is fresh)
   --header-style <form>  rate-limit headers: live (default, X-RateLimit-Tps*/Tpd*, resets in
-                         seconds remaining), spec (X-RateLimit-Limit/Remaining/Reset, unix time)
-                         or both
+                         seconds remaining, a bare device after PATCH), spec (X-RateLimit-
+                         Limit/Remaining/Reset, unix time, {status, result} after PATCH) or both
   --seed <n>             seed of the sites' weather and habits (default 1)
   --tps <n>              requests per second per key (default 5)
   --tpd <n>              requests per day per key (default 10000)
