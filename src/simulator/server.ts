@@ -19,14 +19,18 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-function send(res: ServerResponse, reply: Reply, headers: Record<string, string> = {}): void {
-  if (reply.status === 204 || reply.body === undefined) {
+function send(res: ServerResponse, reply: Reply, headers: Record<string, string> = {}, text = serialise(reply)): void {
+  if (text === undefined) {
     res.writeHead(reply.status, headers);
     res.end();
     return;
   }
   res.writeHead(reply.status, { ...headers, 'Content-Type': 'application/json; charset=utf-8' });
-  res.end(JSON.stringify(reply.body));
+  res.end(text);
+}
+
+function serialise(reply: Reply): string | undefined {
+  return reply.status === 204 || reply.body === undefined ? undefined : JSON.stringify(reply.body);
 }
 
 function errorReply(err: unknown): Reply {
@@ -64,6 +68,7 @@ export function createSimServer(state: SimulatorState): Server {
 const pause = (ms: number): Promise<void> => (ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve());
 
 async function serve(state: SimulatorState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const arrivedAt = Date.now();
   const rawBody = await readBody(req);
   const url = new URL(req.url ?? '/', 'http://simulator.local');
   const method = req.method ?? 'GET';
@@ -71,9 +76,11 @@ async function serve(state: SimulatorState, req: IncomingMessage, res: ServerRes
     send(res, handleControl(state, method, url.pathname, rawBody));
     return;
   }
-  // The network's one-way delay: the service sees (logs and counts) the request only now.
-  await pause(state.arrivalDelayMs());
-  const receivedAt = Date.now();
+  // The network's one-way delay: the service sees (logs and counts) the request this much later. Counted
+  // at the drawn moment, not when the timer runs, so the simulator's own busy event loop adds no jitter.
+  const networkDelay = state.arrivalDelayMs();
+  await pause(networkDelay);
+  const receivedAt = arrivedAt + Math.round(networkDelay);
 
   const params = parseQuery(url.search);
   const query: Record<string, string> = {};
@@ -86,10 +93,13 @@ async function serve(state: SimulatorState, req: IncomingMessage, res: ServerRes
   state.record(entry);
 
   const respond = async (reply: Reply, headers: Record<string, string> = {}): Promise<void> => {
+    // Serialised on arrival, as part of the latency: a large body written later would stall the
+    // simulator's event loop just when other requests arrive, and delay when they are counted.
+    const text = serialise(reply);
     await pause(state.responseDelayMs());
     entry.status = reply.status;
     state.persist();
-    send(res, reply, headers);
+    send(res, reply, headers, text);
   };
 
   if (!url.pathname.startsWith(`${BASE_PATH}/`)) return respond(errorReply(notFound()));
