@@ -232,9 +232,9 @@ export class RateLimiter extends EventEmitter {
         continue;
       }
       // A timer that ran late (a busy event loop) does not push every later start back: the spacing
-      // counts from when this start was due, catching up by at most half a spacing.
+      // counts from when this start was due, catching up by at most a quarter of a spacing.
       const onTime = Math.max(dueAt, waiter.queuedAt);
-      this.lastStartAt = Math.min(t, Math.max(onTime, t - this.spacingMs() / 2));
+      this.lastStartAt = Math.min(t, Math.max(onTime, t - this.spacingMs() / 4));
       this.noteCleanStart();
       waiter.run();
     }
