@@ -8,7 +8,8 @@
 //  - reported, not gated: the same read with 200 ms arrival jitter, where no client can keep every sliding second
 //    of arrivals at the limit at full speed (see the note it prints): 429s, the margin the limiter learns, the ratio;
 //  - ten concurrent year reads (raw entries): heap peak above idle ≤ 200 MB.
-// The simulator runs in its own process and draws its latency and arrival jitter from its seed.
+// The simulator runs in its own process and draws its latency and arrival jitter from its seed; a gateway process
+// in front of it stamps each arrival (bench/gateway-process.js), as the service's gateway counts requests.
 // BENCH_DEVICES=1,10 picks the fleet sizes (at most 30), BENCH_WIDE_JITTER_DEVICES the report-only run's (0: skip).
 const { spawn } = require('node:child_process');
 const os = require('node:os');
@@ -31,20 +32,37 @@ const READABLE = Object.values(SIM_DEVICES).filter((id) => id !== SIM_DEVICES.fo
 const failures = [];
 
 /**
- * The simulator stands for a service on its own machine: its process runs at a raised priority where the
- * system allows it, so the load of this machine (the client, other jobs) does not delay when it stamps arrivals.
+ * A bench process: the simulator or its gateway. They stand for a service on its own machines: they run at a
+ * raised priority where the system allows it, so the load of this machine (the client, other jobs) does not
+ * delay when arrivals are stamped.
  */
-function startSim(options) {
+const children = new Set();
+process.on('exit', () => { for (const child of children) child.kill(); });
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(1));
+
+function startChild(script, arg) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(__dirname, 'sim-process.js'), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [path.join(__dirname, script), arg], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
     let prioritised = false;
     try {
       os.setPriority(child.pid, -10);
       prioritised = true;
-    } catch { /* not permitted: the simulator shares the CPU like any process */ }
+    } catch { /* not permitted: it shares the CPU like any process */ }
     child.stdout.once('data', (d) => resolve({ url: String(d).trim(), child, prioritised, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) }));
     child.once('error', reject);
   });
+}
+
+/** The simulator, and the gateway in front of it that stamps arrivals: the client talks to `apiUrl`. */
+async function startSim(options) {
+  const sim = await startChild('sim-process.js', JSON.stringify({ ...options, arrivalStampHeader: true }));
+  const gateway = await startChild('gateway-process.js', sim.url);
+  return {
+    url: sim.url, apiUrl: gateway.url, prioritised: sim.prioritised && gateway.prioritised,
+    stop: () => Promise.all([gateway.stop(), sim.stop()]),
+  };
 }
 
 async function control(sim, method, route, body) {
@@ -71,7 +89,7 @@ function yearFor(i, nowS) {
 
 /** Every device the demo key can read data of: the fixed fleet's and the extra sites. */
 async function readableFleet(sim) {
-  const client = new EnergyApiClient({ baseUrl: `${sim.url}/v3`, apiKey: SIM_KEYS.full, tps: TPS });
+  const client = new EnergyApiClient({ baseUrl: `${sim.apiUrl}/v3`, apiKey: SIM_KEYS.full, tps: TPS });
   try {
     return (await client.listDevices()).filter((id) => id !== SIM_DEVICES.uninitialised);
   } finally {
@@ -83,7 +101,7 @@ async function readableFleet(sim) {
 async function fleetRun(sim, fleet, devices) {
   await new Promise((r) => setTimeout(r, 1100)); // the previous run's requests leave the simulator's window
   await control(sim, 'DELETE', 'log');
-  const client = new EnergyApiClient({ baseUrl: `${sim.url}/v3`, apiKey: SIM_KEYS.full, tps: TPS });
+  const client = new EnergyApiClient({ baseUrl: `${sim.apiUrl}/v3`, apiKey: SIM_KEYS.full, tps: TPS });
   const margins = [];
   client.on('rateLimit', (state) => { if (margins[margins.length - 1] !== state.marginMs) margins.push(state.marginMs); });
   const nowS = Math.floor(Date.now() / 1000);
@@ -114,7 +132,7 @@ async function fleetRun(sim, fleet, devices) {
 
 /** One request after another, each awaited: the same year of one device, no limiter pipelining. */
 async function naiveRun(sim) {
-  const client = new EnergyApiClient({ baseUrl: `${sim.url}/v3`, apiKey: SIM_KEYS.full, tps: TPS });
+  const client = new EnergyApiClient({ baseUrl: `${sim.apiUrl}/v3`, apiKey: SIM_KEYS.full, tps: TPS });
   const nowS = Math.floor(Date.now() / 1000);
   const { deviceId, query } = yearFor(0, nowS);
   const spans = planLongRanges(query.fromTs, query.toTs, '5m', undefined, nowS);
@@ -161,7 +179,7 @@ async function main() {
     tps: TPS, tpd: 1_000_000, extraDevices: EXTRA_DEVICES,
   });
   try {
-    console.log(`fleet bench: ${TPS} req/s on one key, response latency ${SIM_LATENCY_MS} ms ± ${LATENCY_JITTER_MS} ms, arrival jitter 0–${ARRIVAL_JITTER_MS} ms (simulator, seeded; ${sim.prioritised ? 'its process at raised priority' : 'its priority could not be raised'}); load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} CPUs`);
+    console.log(`fleet bench: ${TPS} req/s on one key, response latency ${SIM_LATENCY_MS} ms ± ${LATENCY_JITTER_MS} ms, arrival jitter 0–${ARRIVAL_JITTER_MS} ms (simulator, seeded, arrivals stamped by its gateway process; ${sim.prioritised ? 'both at raised priority' : 'their priority could not be raised'}); load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} CPUs`);
     const fleet = await readableFleet(sim);
     const naive = await naiveRun(sim);
     const naivePerRequest = naive.seconds / naive.requests;

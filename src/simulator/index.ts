@@ -28,6 +28,12 @@ export interface SimulatorOptions {
   arrivalJitterMs?: number;
   /** Seeded extra sites (homes, solar homes, small businesses) that the whole-fleet keys see; default 0. */
   extraDevices?: number;
+  /**
+   * Count each request from the X-Sim-Arrived-At header (ms since the epoch) that a front process on the
+   * same machine stamped on arrival, so the simulator's busy event loop cannot delay the count (benches);
+   * default false.
+   */
+  arrivalStampHeader?: boolean;
   /** Default 5. */
   tps?: number;
   /** Default 10000. */

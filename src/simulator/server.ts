@@ -67,8 +67,16 @@ export function createSimServer(state: SimulatorState): Server {
 
 const pause = (ms: number): Promise<void> => (ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve());
 
+/** Set by a front process that stamps arrivals (see StateOptions.arrivalStampHeader). */
+const ARRIVED_AT_HEADER = 'x-sim-arrived-at';
+
+function arrivalStamp(state: SimulatorState, req: IncomingMessage): number {
+  const stamp = state.stampsFromFront ? Number(req.headers[ARRIVED_AT_HEADER]) : NaN;
+  return Number.isFinite(stamp) && stamp > 0 ? stamp : Date.now();
+}
+
 async function serve(state: SimulatorState, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const arrivedAt = Date.now();
+  const arrivedAt = arrivalStamp(state, req);
   const rawBody = await readBody(req);
   const url = new URL(req.url ?? '/', 'http://simulator.local');
   const method = req.method ?? 'GET';
@@ -78,9 +86,8 @@ async function serve(state: SimulatorState, req: IncomingMessage, res: ServerRes
   }
   // The network's one-way delay: the service sees (logs and counts) the request this much later. Counted
   // at the drawn moment, not when the timer runs, so the simulator's own busy event loop adds no jitter.
-  const networkDelay = state.arrivalDelayMs();
-  await pause(networkDelay);
-  const receivedAt = arrivedAt + Math.round(networkDelay);
+  const receivedAt = arrivedAt + Math.round(state.arrivalDelayMs());
+  await pause(receivedAt - Date.now());
 
   const params = parseQuery(url.search);
   const query: Record<string, string> = {};

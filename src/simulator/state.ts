@@ -19,6 +19,12 @@ export interface StateOptions {
   arrivalJitterMs?: number;
   /** Extra seeded sites added to the keys that see the whole fleet; default 0. */
   extraDevices?: number;
+  /**
+   * A front process (a gateway, as the service has) stamps each request's arrival in an X-Sim-Arrived-At
+   * header (ms since the epoch), and the simulator counts from that stamp, so its own busy event loop
+   * cannot delay it. For benches on one machine; default false.
+   */
+  arrivalStampHeader?: boolean;
   tps?: number;
   tpd?: number;
   headerStyle?: HeaderStyle;
@@ -43,6 +49,8 @@ export class SimulatorState implements SimulatorControl {
   /** Sim time the simulator started: switch states are known from here on. */
   readonly since: number;
   readonly seed: number;
+  /** Whether arrivals are stamped by a front process (StateOptions.arrivalStampHeader). */
+  readonly stampsFromFront: boolean;
 
   private lastSaved = '';
 
@@ -51,6 +59,7 @@ export class SimulatorState implements SimulatorControl {
     const saved: SavedState | undefined = options.stateFile ? readStateFile(options.stateFile) : undefined;
     this.since = saved?.since ?? Math.floor(this.clock.now());
     this.seed = options.seed ?? 1;
+    this.stampsFromFront = options.arrivalStampHeader === true;
     this.faults = new FaultInjector(this.seed);
     this.limiter = new RateLimiter(options.tps ?? 5, options.tpd ?? 10000, options.headerStyle ?? 'live');
     this.loadFleet();
