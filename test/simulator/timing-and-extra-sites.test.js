@@ -62,6 +62,20 @@ describe('simulator: latency and arrival jitter', function () {
     assert.deepEqual(draws(a.sim, 'responseDelayMs', 2), [0, 0]);
   });
 
+  it('counts from the arrival a front process stamped, only when told to (arrivalStampHeader)', async () => {
+    const stamped = Date.now() - 400;
+    const headers = { 'X-Sim-Arrived-At': String(stamped) };
+    const front = await sim({ arrivalStampHeader: true, arrivalJitterMs: 50, seed: 6 });
+    const twin = await sim({ arrivalJitterMs: 50, seed: 6 });
+    const delay = Math.round(twin.sim.control.arrivalDelayMs());
+    assert.equal((await front.get('/devices', { headers })).status, 200);
+    assert.equal(front.sim.control.log()[0].at, stamped + delay, 'the stamp plus the drawn network delay');
+    const plain = await sim({});
+    const before = Date.now();
+    await plain.get('/devices', { headers });
+    assert.ok(plain.sim.control.log()[0].at >= before, 'a client cannot set its own arrival time');
+  });
+
   it('the command line takes them as flags', () => {
     const { parseCli } = require('../../dist/simulator/cli.js');
     const options = parseCli(['--latency-ms', '250', '--latency-jitter-ms', '100', '--arrival-jitter-ms', '20', '--extra-devices', '24'], {});
