@@ -43,6 +43,8 @@ interface Slot {
 }
 
 interface Waiter {
+  /** Monotonic ms when it was queued: it cannot have been due before. */
+  queuedAt: number;
   run: () => void;
   fail: (err: unknown) => void;
   cancelled: boolean;
@@ -67,6 +69,7 @@ export class RateLimiter extends EventEmitter {
   private dailyRemaining: number;
   private dailyResetAtMs: number;
   private pausedUntil = 0;
+  /** When the last start was due by the limits (not when a late timer ran it): the spacing counts from here. */
   private lastStartAt = -Infinity;
   private remainingHeard = false;
   private remainingHeardAtLimit = 0;
@@ -98,6 +101,7 @@ export class RateLimiter extends EventEmitter {
         reject(aborted());
       };
       const waiter: Waiter = {
+        queuedAt: this.monotonic(),
         cancelled: false,
         fail: (err) => {
           signal?.removeEventListener('abort', onAbort);
@@ -106,7 +110,6 @@ export class RateLimiter extends EventEmitter {
         run: () => {
           signal?.removeEventListener('abort', onAbort);
           const slot: Slot = { reservedAt: this.monotonic(), settled: false };
-          this.lastStartAt = slot.reservedAt;
           this.slots.push(slot);
           const markSent = () => {
             if (slot.sentAt === undefined) slot.sentAt = this.monotonic();
@@ -217,9 +220,10 @@ export class RateLimiter extends EventEmitter {
     for (;;) {
       const waiter = this.nextWaiter();
       if (!waiter) return this.clearTimer();
-      const waitMs = this.waitBeforeStart();
-      if (waitMs === Infinity) return this.clearTimer();
-      if (waitMs > 0) return this.wakeIn(waitMs);
+      const t = this.monotonic();
+      const dueAt = this.startDueAt(t);
+      if (dueAt === Infinity) return this.clearTimer();
+      if (dueAt > t) return this.wakeIn(dueAt - t);
       this.takeWaiter();
       try {
         this.takeFromDailyBudget();
@@ -227,29 +231,32 @@ export class RateLimiter extends EventEmitter {
         waiter.fail(err);
         continue;
       }
+      // A timer that ran late (a busy event loop) does not push every later start back: the spacing
+      // counts from when this start was due, catching up by at most a quarter of a spacing.
+      const onTime = Math.max(dueAt, waiter.queuedAt);
+      this.lastStartAt = Math.min(t, Math.max(onTime, t - this.spacingMs() / 4));
       this.noteCleanStart();
       waiter.run();
     }
   }
 
-  /** Ms until the window has room (0: now; Infinity: once an unsent request reaches the wire). */
-  private waitBeforeStart(): number {
-    const t = this.monotonic();
+  /** Evenly spread at the window's rate: a burst of N at once reaches the service as a clump. */
+  private spacingMs(): number {
+    return (WINDOW_MS + this.marginMs) / this.tps;
+  }
+
+  /**
+   * Monotonic ms from which the next start is allowed (at or before `t`: now; Infinity: once an
+   * unsent request reaches the wire): the pause after a 429, the sliding window, the spacing.
+   */
+  private startDueAt(t: number): number {
     const windowMs = WINDOW_MS + this.marginMs;
-    const pause = this.pausedUntil - t;
     // Unsent requests count as arriving now; settled unsent ones from their reservation.
     const times = this.slots.map((s) => s.sentAt ?? (s.settled ? s.reservedAt : Infinity));
     this.slots = this.slots.filter((_, i) => times[i] > t - windowMs);
     const live = times.filter((at) => at > t - windowMs).sort((a, b) => a - b);
-    let windowWait = 0;
-    if (live.length >= this.tps) {
-      const freeing = live[live.length - this.tps];
-      windowWait = freeing === Infinity ? Infinity : freeing + windowMs - t;
-    }
-    // Evenly spread as well: a burst of N at once reaches the service as a clump whose last member
-    // is counted late, which a window at the edge of the limit cannot absorb.
-    const spacingWait = this.lastStartAt + 1000 / this.tps - t;
-    return Math.max(pause, windowWait, spacingWait, 0);
+    const windowFreeAt = live.length >= this.tps ? live[live.length - this.tps] + windowMs : -Infinity;
+    return Math.max(this.pausedUntil, windowFreeAt, this.lastStartAt + this.spacingMs());
   }
 
   private nextWaiter(): Waiter | undefined {

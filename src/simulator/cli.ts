@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** `npm run simulator` / `npx energy-api-simulator`: the simulator on the real clock. */
 import { parseArgs } from 'node:util';
+import { createExtraSites } from './extraSites.js';
 import { createFleet } from './fleet.js';
 import { SIM_DEVICES, SIM_KEYS, startSimulator, type SimulatorOptions } from './index.js';
 import type { HeaderStyle } from './types.js';
@@ -21,6 +22,15 @@ Options:
   --seed <n>             seed of the sites' weather and habits (default 1)
   --tps <n>              requests per second per key (default 5)
   --tpd <n>              requests per day per key (default 10000)
+  --latency-ms <n>       added to every API response (default 0)
+  --latency-jitter-ms <n>
+                         each response's latency varies by up to this much either side of
+                         --latency-ms (uniform, seeded by --seed; default 0)
+  --arrival-jitter-ms <n>
+                         one-way network delay: each request is counted by the rate limit
+                         0..n ms after it arrived (uniform, seeded by --seed; default 0)
+  --extra-devices <n>    add n seeded sites (homes, solar homes, small businesses) that the
+                         demo key sees (default 0)
   --help                 print this help
 
 Demo API key (full access): ${SIM_KEYS.full}
@@ -41,6 +51,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): SimulatorOptio
     options: {
       port: { type: 'string' }, host: { type: 'string' }, 'state-file': { type: 'string' }, 'header-style': { type: 'string' },
       seed: { type: 'string' }, tps: { type: 'string' }, tpd: { type: 'string' }, help: { type: 'boolean' },
+      'latency-ms': { type: 'string' }, 'latency-jitter-ms': { type: 'string' }, 'arrival-jitter-ms': { type: 'string' },
+      'extra-devices': { type: 'string' },
     },
     strict: true,
   });
@@ -57,6 +69,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): SimulatorOptio
     seed: number('seed', values.seed),
     tps: number('tps', values.tps),
     tpd: number('tpd', values.tpd),
+    latencyMs: number('latency-ms', values['latency-ms']),
+    latencyJitterMs: number('latency-jitter-ms', values['latency-jitter-ms']),
+    arrivalJitterMs: number('arrival-jitter-ms', values['arrival-jitter-ms']),
+    extraDevices: number('extra-devices', values['extra-devices']),
   };
 }
 
@@ -67,12 +83,14 @@ async function main(): Promise<void> {
     return;
   }
   const sim = await startSimulator(options);
-  const models = new Map(createFleet({ seed: 1, since: 0 }).map((d) => [d.id, d.model]));
+  const fleet = { seed: options.seed ?? 1, since: 0 };
+  const models = new Map(createFleet(fleet).map((d) => [d.id, d.model]));
   console.log(`Energy API simulator listening at ${sim.baseUrl}`);
   console.log(`Demo API key (full access): ${SIM_KEYS.full}`);
   if (options.stateFile) console.log(`State file: ${options.stateFile}`);
   console.log('Devices:');
   for (const [name, id] of Object.entries(SIM_DEVICES)) console.log(`  ${id}  ${models.get(id)?.padEnd(8)} ${name}`);
+  for (const d of createExtraSites(options.extraDevices ?? 0, fleet)) console.log(`  ${d.id}  ${d.model.padEnd(8)} ${d.label}`);
   console.log(`Control: ${sim.url}/__sim/{log,clock,faults,outage,report/<id>,reset,limits}`);
   const stop = (): void => {
     sim.close().then(() => process.exit(0), () => process.exit(1));

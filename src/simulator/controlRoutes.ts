@@ -26,7 +26,7 @@ function clockSettings(body: Json): ClockSettings {
 }
 
 function faultSettings(body: Json): FaultSettings {
-  const names = ['errorRate', 'resetRate', 'malformedRate', 'latencyMs', 'storm429', 'seed'] as const;
+  const names = ['errorRate', 'resetRate', 'malformedRate', 'latencyMs', 'latencyJitterMs', 'arrivalJitterMs', 'storm429', 'seed'] as const;
   const out: FaultSettings = {};
   for (const n of names) out[n] = num(body, n);
   return out;

@@ -21,6 +21,8 @@ export type Fault =
   | { kind: 'malformed' };
 
 const DEFAULT_SEED = 1;
+/** Keeps the timing draws apart from the fault draws, so setting a jitter changes no fault sequence. */
+const TIMING_SALT = 0x5eed7;
 
 export class FaultInjector {
   private errorRate = 0;
@@ -28,7 +30,15 @@ export class FaultInjector {
   private malformedRate = 0;
   private storm = 0;
   latencyMs: number | undefined;
+  latencyJitterMs: number | undefined;
+  arrivalJitterMs: number | undefined;
   private random = mulberry32(DEFAULT_SEED);
+  private timingRandom: () => number;
+
+  /** `timingSeed` (the simulator's seed) drives the latency and arrival jitter. */
+  constructor(private readonly timingSeed = DEFAULT_SEED) {
+    this.timingRandom = mulberry32(timingSeed ^ TIMING_SALT);
+  }
 
   configure(s: FaultSettings): void {
     if (s.errorRate !== undefined) this.errorRate = clamp01(s.errorRate);
@@ -36,6 +46,8 @@ export class FaultInjector {
     if (s.malformedRate !== undefined) this.malformedRate = clamp01(s.malformedRate);
     if (s.storm429 !== undefined) this.storm = Math.max(0, Math.floor(s.storm429));
     if (s.latencyMs !== undefined) this.latencyMs = Math.max(0, s.latencyMs);
+    if (s.latencyJitterMs !== undefined) this.latencyJitterMs = Math.max(0, s.latencyJitterMs);
+    if (s.arrivalJitterMs !== undefined) this.arrivalJitterMs = Math.max(0, s.arrivalJitterMs);
     if (s.seed !== undefined) this.random = mulberry32(s.seed);
   }
 
@@ -45,7 +57,21 @@ export class FaultInjector {
     this.malformedRate = 0;
     this.storm = 0;
     this.latencyMs = undefined;
+    this.latencyJitterMs = undefined;
+    this.arrivalJitterMs = undefined;
     this.random = mulberry32(DEFAULT_SEED);
+    this.timingRandom = mulberry32(this.timingSeed ^ TIMING_SALT);
+  }
+
+  /** A response's latency: `latencyMs` moved uniformly by up to `jitterMs` either way, never below 0. */
+  responseDelay(latencyMs: number, jitterMs: number): number {
+    if (jitterMs <= 0) return latencyMs;
+    return Math.max(0, latencyMs + (2 * this.timingRandom() - 1) * jitterMs);
+  }
+
+  /** A request's one-way network delay before the service sees it: uniform in 0..jitterMs. */
+  arrivalDelay(jitterMs: number): number {
+    return jitterMs > 0 ? this.timingRandom() * jitterMs : 0;
   }
 
   /** Decides the fate of the next API request; draws from the PRNG only when a rate is set. */

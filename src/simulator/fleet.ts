@@ -31,13 +31,19 @@ export interface KeyGrant {
 
 const ACCESSIBLE = Object.values(SIM_DEVICES).filter((id) => id !== SIM_DEVICES.forbidden);
 
-/** Grants of the recognised keys; `disabled` is deliberately absent (a retired key). */
-export const KEY_GRANTS: ReadonlyMap<string, KeyGrant> = new Map<string, KeyGrant>([
-  [SIM_KEYS.full, { devices: ACCESSIBLE, write: true, switching: true }],
-  [SIM_KEYS.readOnly, { devices: ACCESSIBLE, write: false, switching: false }],
-  [SIM_KEYS.writeNoSwitch, { devices: ACCESSIBLE, write: true, switching: false }],
-  [SIM_KEYS.subset, { devices: [SIM_DEVICES.meter3M, SIM_DEVICES.switch6M3SW], write: true, switching: true }],
-]);
+/**
+ * Grants of the recognised keys; `disabled` is deliberately absent (a retired key). `extraIds` (the
+ * simulator's extra sites) belong to the keys that see the whole fleet, not to the subset key.
+ */
+export function keyGrants(extraIds: readonly string[] = []): ReadonlyMap<string, KeyGrant> {
+  const accessible = [...ACCESSIBLE, ...extraIds];
+  return new Map<string, KeyGrant>([
+    [SIM_KEYS.full, { devices: accessible, write: true, switching: true }],
+    [SIM_KEYS.readOnly, { devices: accessible, write: false, switching: false }],
+    [SIM_KEYS.writeNoSwitch, { devices: accessible, write: true, switching: false }],
+    [SIM_KEYS.subset, { devices: [SIM_DEVICES.meter3M, SIM_DEVICES.switch6M3SW], write: true, switching: true }],
+  ]);
+}
 
 export const DATA_START = Date.UTC(2024, 0, 1) / 1000;
 export const MODBUS_METER_CHANGE_AT = Date.UTC(2026, 5, 1) / 1000;
@@ -45,9 +51,9 @@ export const MODBUS_METER_CHANGE_AT = Date.UTC(2026, 5, 1) / 1000;
 const INACTIVE_TRANSPORT_HEARD_AT = Date.UTC(2025, 2, 14, 9, 26, 53) / 1000 + 0.5;
 
 /** label, categoryId, what the channel measures. */
-type ChannelSpec = [string, number, ChannelRole];
+export type ChannelSpec = [string, number, ChannelRole];
 
-function cellularRadio(mode: '3G' | '4G', n: number, rsrq: number, rsrp: number, rssi: number): CellularRadio {
+export function cellularRadio(mode: '3G' | '4G', n: number, rsrq: number, rsrp: number, rssi: number): CellularRadio {
   return {
     mode,
     carrier: mode === '3G' ? 'SimTel' : 'SimNet Mobile',
@@ -62,7 +68,7 @@ function cellularRadio(mode: '3G' | '4G', n: number, rsrq: number, rsrp: number,
   };
 }
 
-interface DeviceSpec {
+export interface DeviceSpec {
   id: string;
   model: DeviceModel;
   label: string;
@@ -96,7 +102,7 @@ export interface FleetOptions {
   shortLoss?: number;
 }
 
-function build(spec: DeviceSpec, fleet: FleetOptions): SimDevice {
+export function build(spec: DeviceSpec, fleet: FleetOptions): SimDevice {
   const info = modelInfo(spec.model);
   if (spec.channels.length !== info.channelsCount) throw new Error(`channel count of ${spec.id}`);
   const channels: SimChannel[] = spec.channels.map(([label, categoryId], i) => ({

@@ -19,6 +19,21 @@ export interface SimulatorOptions {
   now?: number;
   /** Added to every API response; default 0. */
   latencyMs?: number;
+  /** Each response's latency varies uniformly (seeded) by up to this many ms either side of latencyMs; default 0. */
+  latencyJitterMs?: number;
+  /**
+   * One-way network delay: each API request is seen, logged and counted by the rate limit 0..this many ms
+   * (uniform, seeded) after it reached the simulator; default 0.
+   */
+  arrivalJitterMs?: number;
+  /** Seeded extra sites (homes, solar homes, small businesses) that the whole-fleet keys see; default 0. */
+  extraDevices?: number;
+  /**
+   * Count each request from the X-Sim-Arrived-At header (ms since the epoch) that a front process on the
+   * same machine stamped on arrival, so the simulator's busy event loop cannot delay the count (benches);
+   * default false.
+   */
+  arrivalStampHeader?: boolean;
   /** Default 5. */
   tps?: number;
   /** Default 10000. */

@@ -3,7 +3,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { handleApi } from './api.js';
 import { handleControl } from './controlRoutes.js';
 import { ApiError, MultiError, notFound } from './errors.js';
-import { KEY_GRANTS } from './fleet.js';
 import { parseQuery } from './query.js';
 import type { Reply } from './reply.js';
 import type { SimulatorState } from './state.js';
@@ -20,14 +19,18 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-function send(res: ServerResponse, reply: Reply, headers: Record<string, string> = {}): void {
-  if (reply.status === 204 || reply.body === undefined) {
+function send(res: ServerResponse, reply: Reply, headers: Record<string, string> = {}, text = serialise(reply)): void {
+  if (text === undefined) {
     res.writeHead(reply.status, headers);
     res.end();
     return;
   }
   res.writeHead(reply.status, { ...headers, 'Content-Type': 'application/json; charset=utf-8' });
-  res.end(JSON.stringify(reply.body));
+  res.end(text);
+}
+
+function serialise(reply: Reply): string | undefined {
+  return reply.status === 204 || reply.body === undefined ? undefined : JSON.stringify(reply.body);
 }
 
 function errorReply(err: unknown): Reply {
@@ -62,8 +65,18 @@ export function createSimServer(state: SimulatorState): Server {
   });
 }
 
+const pause = (ms: number): Promise<void> => (ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve());
+
+/** Set by a front process that stamps arrivals (see StateOptions.arrivalStampHeader). */
+const ARRIVED_AT_HEADER = 'x-sim-arrived-at';
+
+function arrivalStamp(state: SimulatorState, req: IncomingMessage): number {
+  const stamp = state.stampsFromFront ? Number(req.headers[ARRIVED_AT_HEADER]) : NaN;
+  return Number.isFinite(stamp) && stamp > 0 ? stamp : Date.now();
+}
+
 async function serve(state: SimulatorState, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const receivedAt = Date.now();
+  const arrivedAt = arrivalStamp(state, req);
   const rawBody = await readBody(req);
   const url = new URL(req.url ?? '/', 'http://simulator.local');
   const method = req.method ?? 'GET';
@@ -71,6 +84,10 @@ async function serve(state: SimulatorState, req: IncomingMessage, res: ServerRes
     send(res, handleControl(state, method, url.pathname, rawBody));
     return;
   }
+  // The network's one-way delay: the service sees (logs and counts) the request this much later. Counted
+  // at the drawn moment, not when the timer runs, so the simulator's own busy event loop adds no jitter.
+  const receivedAt = arrivedAt + Math.round(state.arrivalDelayMs());
+  await pause(receivedAt - Date.now());
 
   const params = parseQuery(url.search);
   const query: Record<string, string> = {};
@@ -83,19 +100,20 @@ async function serve(state: SimulatorState, req: IncomingMessage, res: ServerRes
   state.record(entry);
 
   const respond = async (reply: Reply, headers: Record<string, string> = {}): Promise<void> => {
-    const latency = state.latencyMs();
-    if (latency > 0) await new Promise((r) => setTimeout(r, latency));
+    // Serialised on arrival, as part of the latency: a large body written later would stall the
+    // simulator's event loop just when other requests arrive, and delay when they are counted.
+    const text = serialise(reply);
+    await pause(state.responseDelayMs());
     entry.status = reply.status;
     state.persist();
-    send(res, reply, headers);
+    send(res, reply, headers, text);
   };
 
   if (!url.pathname.startsWith(`${BASE_PATH}/`)) return respond(errorReply(notFound()));
 
   const fault = state.faults.next();
   if (fault.kind === 'storm429') {
-    const latency = state.latencyMs();
-    if (latency > 0) await new Promise((r) => setTimeout(r, latency));
+    await pause(state.responseDelayMs());
     entry.status = 429;
     res.writeHead(429);
     res.end();
@@ -109,8 +127,7 @@ async function serve(state: SimulatorState, req: IncomingMessage, res: ServerRes
     return respond({ status: fault.status, body: { code: ERROR_CODES[fault.status], httpCode: fault.status, message: 'Simulated server failure' } });
   }
   if (fault.kind === 'malformed') {
-    const latency = state.latencyMs();
-    if (latency > 0) await new Promise((r) => setTimeout(r, latency));
+    await pause(state.responseDelayMs());
     entry.status = 200;
     res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
     res.end('<html><body>Gateway says hello</body></html>');
@@ -120,13 +137,13 @@ async function serve(state: SimulatorState, req: IncomingMessage, res: ServerRes
   if (key === undefined || key === '') {
     return respond({ status: 401, body: { code: 'UNAUTHORIZED', httpCode: 401, message: 'Please provide a valid Authorization header value: Bearer <API key>' } });
   }
-  const grant = KEY_GRANTS.get(key);
+  const grant = state.grants.get(key);
   if (!grant) {
     return respond({ status: 403, body: { code: 'NOT_PERMITTED', httpCode: 403, message: `The provided token (ending ${key.slice(-5)}) does not permit access to this endpoint` } });
   }
 
   const simNow = state.clock.now();
-  const limit = state.limiter.take(key, Date.now(), simNow);
+  const limit = state.limiter.take(key, receivedAt, simNow);
   if (limit.exceeded) {
     return respond(
       { status: 429, body: { code: `TOO_MANY_REQUESTS_${limit.exceeded}`, httpCode: 429, message: limit.message ?? 'Too many requests' } },

@@ -1,7 +1,8 @@
 /** Everything the simulator holds, and the control operations on it. */
 import { SimClock } from './clock.js';
 import { FaultInjector } from './faults.js';
-import { createFleet } from './fleet.js';
+import { createExtraSites } from './extraSites.js';
+import { createFleet, keyGrants, type FleetOptions, type KeyGrant } from './fleet.js';
 import { RateLimiter } from './rateLimit.js';
 import { readStateFile, restore, snapshot, writeStateFile, type SavedState } from './persistence.js';
 import { reportNow, settle } from './reporting.js';
@@ -12,6 +13,18 @@ import type {
 export interface StateOptions {
   now?: number;
   latencyMs?: number;
+  /** Each response's latency varies uniformly by up to this much either side of latencyMs; default 0. */
+  latencyJitterMs?: number;
+  /** Each API request is counted 0..this many ms after it reached the simulator (network delay); default 0. */
+  arrivalJitterMs?: number;
+  /** Extra seeded sites added to the keys that see the whole fleet; default 0. */
+  extraDevices?: number;
+  /**
+   * A front process (a gateway, as the service has) stamps each request's arrival in an X-Sim-Arrived-At
+   * header (ms since the epoch), and the simulator counts from that stamp, so its own busy event loop
+   * cannot delay it. For benches on one machine; default false.
+   */
+  arrivalStampHeader?: boolean;
   tps?: number;
   tpd?: number;
   headerStyle?: HeaderStyle;
@@ -25,15 +38,19 @@ export interface StateOptions {
 
 export class SimulatorState implements SimulatorControl {
   readonly clock: SimClock;
-  readonly faults = new FaultInjector();
+  readonly faults: FaultInjector;
   readonly limiter: RateLimiter;
   /** Whether the per-request span limits of spec 4.6, 4.8 and 4.10 apply (see LimitSettings). */
   spanLimits = true;
   devices = new Map<string, SimDevice>();
+  /** What each recognised key may do (the extra sites included). */
+  readonly grants: ReadonlyMap<string, KeyGrant>;
   private requests: LoggedRequest[] = [];
   /** Sim time the simulator started: switch states are known from here on. */
   readonly since: number;
   readonly seed: number;
+  /** Whether arrivals are stamped by a front process (StateOptions.arrivalStampHeader). */
+  readonly stampsFromFront: boolean;
 
   private lastSaved = '';
 
@@ -42,14 +59,26 @@ export class SimulatorState implements SimulatorControl {
     const saved: SavedState | undefined = options.stateFile ? readStateFile(options.stateFile) : undefined;
     this.since = saved?.since ?? Math.floor(this.clock.now());
     this.seed = options.seed ?? 1;
+    this.stampsFromFront = options.arrivalStampHeader === true;
+    this.faults = new FaultInjector(this.seed);
     this.limiter = new RateLimiter(options.tps ?? 5, options.tpd ?? 10000, options.headerStyle ?? 'live');
     this.loadFleet();
+    this.grants = keyGrants(this.extraSites().map((d) => d.id));
     if (saved) restore(this.devices, saved);
     this.persist();
   }
 
   private loadFleet(): void {
-    this.devices = new Map(createFleet({ seed: this.seed, since: this.since, shortLoss: this.options.shortLoss }).map((d) => [d.id, d]));
+    const fleet = createFleet(this.fleetOptions()).concat(this.extraSites());
+    this.devices = new Map(fleet.map((d) => [d.id, d]));
+  }
+
+  private fleetOptions(): FleetOptions {
+    return { seed: this.seed, since: this.since, shortLoss: this.options.shortLoss };
+  }
+
+  private extraSites(): SimDevice[] {
+    return createExtraSites(this.options.extraDevices ?? 0, this.fleetOptions());
   }
 
   /** Writes the state file (when there is one) if anything in it changed. */
@@ -65,6 +94,16 @@ export class SimulatorState implements SimulatorControl {
   /** Latency added to each API response: a fault setting overrides the start option. */
   latencyMs(): number {
     return this.faults.latencyMs ?? this.options.latencyMs ?? 0;
+  }
+
+  /** This response's latency: latencyMs with its jitter drawn (seeded). */
+  responseDelayMs(): number {
+    return this.faults.responseDelay(this.latencyMs(), this.faults.latencyJitterMs ?? this.options.latencyJitterMs ?? 0);
+  }
+
+  /** This request's network delay before the service sees and counts it (seeded). */
+  arrivalDelayMs(): number {
+    return this.faults.arrivalDelay(this.faults.arrivalJitterMs ?? this.options.arrivalJitterMs ?? 0);
   }
 
   record(entry: LoggedRequest): void {

@@ -36,6 +36,10 @@ export interface FaultSettings {
   resetRate?: number;
   malformedRate?: number;
   latencyMs?: number;
+  /** Each response's latency varies uniformly by up to this much either side of latencyMs (server load). */
+  latencyJitterMs?: number;
+  /** Each request reaches the service (and is counted) 0..this many ms after it was sent (network delay). */
+  arrivalJitterMs?: number;
   storm429?: number;
   seed?: number;
 }
