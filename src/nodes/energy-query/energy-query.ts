@@ -1,4 +1,4 @@
-import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
+import type { Node, NodeAPI, NodeMessageInFlow } from 'node-red';
 import {
   EnergyApiError, checkPlanCost, floorToBucket, formatTime, planLongRanges, planShortRanges,
   type Device, type EnergyApiClient, type EnergyEntry, type RangePages,
@@ -10,6 +10,7 @@ import { FollowStore, followKey, followWindow, isCompleteBucket, selectNew } fro
 import { ChartBuilder, chartSeries, seriesNames, type ChartSeries } from './outputs.js';
 import { readChartOptions, type ChartDef } from './chart-settings.js';
 import { inSlices, nextTurn } from './chunks.js';
+import { pageMessage, splitMessages } from './messages.js';
 import { maxRequestsOf } from '../shared/request-budget.js';
 import { OUTPUT_FORMATS, catchUpSeconds, readSettings, resolveRange, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from './query-settings.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
@@ -110,9 +111,9 @@ export = function (RED: NodeAPI): void {
         await nextTurn();
         if (stopped()) break;
         if (output === 'split') {
-          await inSlices(page, (slice) => send([splitMessages(base as QueryInMsg, r, slice)]), stopped, 50);
+          await inSlices(page, (slice) => send([splitMessages(RED.util.cloneMessage, base, r.deviceId, slice)]), stopped, 50);
         } else if (output === 'pages') {
-          send(pageMessage(base as QueryInMsg, r, page, { id: partsId, index, count: pages.requests }));
+          send(pageMessage(RED.util.cloneMessage, base, r.deviceId, page, { id: partsId, index, count: pages.requests }));
         } else {
           chart?.add(page);
         }
@@ -156,7 +157,7 @@ export = function (RED: NodeAPI): void {
       if (output === 'split') {
         // Each entry's msg is a copy of the input without its payload (which may be large).
         const { payload: _payload, ...base } = msg;
-        await inSlices(entries, (slice) => send([splitMessages(base as QueryInMsg, r, slice)]), stopped, 50);
+        await inSlices(entries, (slice) => send([splitMessages(RED.util.cloneMessage, base, r.deviceId, slice)]), stopped, 50);
       } else if (output === 'chart') {
         const options = readChartOptions(def, msg, r.settings.options.convert);
         const chart = await chartSeries(entries, r.settings.options.convert, chartLabels(r), r.device, Boolean(r.settings.options.groupByPhase), options);
@@ -164,37 +165,12 @@ export = function (RED: NodeAPI): void {
       } else if (output === 'pages') {
         // Edges and follow reads are small: all of them on one page.
         const { payload: _payload, ...base } = msg;
-        if (!follow || entries.length) send(pageMessage(base as QueryInMsg, r, entries, { id: RED.util.generateId(), index: 0, count: 1 }));
+        if (!follow || entries.length) send(pageMessage(RED.util.cloneMessage, base, r.deviceId, entries, { id: RED.util.generateId(), index: 0, count: 1 }));
       } else {
         msg.payload = single ? (entries[0] ?? null) : entries;
         if (!follow || entries.length) send(msg);
       }
       showResult(r, entries.length, entries[entries.length - 1], follow);
-    }
-
-    /** One page of a read; msg.parts lets a join node in automatic mode rebuild the array. */
-    function pageMessage(base: QueryInMsg, r: Resolved, page: EnergyEntry[], at: { id: string; index: number; count: number }): NodeMessage {
-      const out = RED.util.cloneMessage(base) as QueryInMsg;
-      out.payload = page;
-      out.topic = r.deviceId;
-      // len > 1 makes the join concatenate the pages, as it does a split node's array chunks; an outer sequence stays nested.
-      const parts = { id: at.id, type: 'array', index: at.index, count: at.count, len: Math.max(2, page.length), ...(base.parts ? { parts: base.parts } : {}) };
-      out.parts = parts;
-      return out;
-    }
-
-    /**
-     * One msg per entry. Node-RED deep-clones every msg of a send() but the first, so only the first is
-     * cloned here: a deep clone of the input per entry doubled the work of a year's 105,120 msgs.
-     */
-    function splitMessages(base: QueryInMsg, r: Resolved, entries: readonly EnergyEntry[]): NodeMessage[] {
-      return entries.map((entry, i) => {
-        const out = (i === 0 ? RED.util.cloneMessage(base) : { ...base }) as QueryInMsg;
-        out.payload = entry;
-        out.timestamp = entry.timestamp * 1000;
-        out.topic = r.deviceId;
-        return out;
-      });
     }
 
     function showResult(r: Resolved, count: number, last: EnergyEntry | undefined, follow: boolean): void {
