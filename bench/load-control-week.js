@@ -1,5 +1,5 @@
 'use strict';
-// A simulated week of the simulator's solar home (D6S0000000002: solar, hot water, pool pump, EV charger,
+// A simulated week of the simulator's solar home (D630000000002: solar, hot water, pool pump, EV charger,
 // house) under the "Three loads by priority on solar surplus" example, in a real Node-RED runtime on the
 // simulator's clock: every 30 s of simulated time the clock steps and the example evaluates (as its
 // 30 s interval would). Prints switchings per load per day, the share of solar used on site with and

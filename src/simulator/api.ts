@@ -13,7 +13,7 @@ import type { BodyStyle, SimDevice } from './types.js';
 
 export interface ApiRequest {
   method: string;
-  /** Path below the base address, e.g. /devices/B3M0000000001. */
+  /** Path below the base address, e.g. /devices/B300000000001. */
   path: string;
   params: QueryParams;
   contentType: string | undefined;

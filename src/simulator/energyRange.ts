@@ -7,7 +7,7 @@ import type { Granularity } from '../api/types.js';
 import { forEachBucket } from './buckets.js';
 import { frequencyAt, round } from './energyModel.js';
 import type { RawEntry } from './energyOptions.js';
-import { hashText, noise } from './site/random.js';
+import { noise } from './site/random.js';
 import { DAY, dayData, RECORD, RECORDS_PER_DAY, SLOT, slotsOfRecord, type DayData } from './site/day.js';
 import type { SimDevice } from './types.js';
 
@@ -35,7 +35,7 @@ class RecordReader {
 
 /** Whether the short entry ending at ts never arrived (seeded, `dev.shortLoss` of them). */
 function lost(dev: SimDevice, ts: number): boolean {
-  return dev.shortLoss > 0 && noise(dev.seed, hashText(dev.id) ^ 0x10, ts / SLOT) < dev.shortLoss;
+  return dev.shortLoss > 0 && noise(dev.seed, dev.site ^ 0x10, ts / SLOT) < dev.shortLoss;
 }
 
 /** Short entries with fromTs <= timestamp < toTs among those that exist at sim time `now`. */

@@ -30,7 +30,7 @@ const BUSINESSES = [
 ] as const;
 
 /** Model letter (B, D, E or F, as the spec's ids begin) and code, as the fixed fleet's ids spell them. */
-const ID_PREFIX: Partial<Record<DeviceModel, string>> = { '3M': 'B3M', '6M': 'D6M', '6M+3SW': 'D6S' };
+const ID_PREFIX: Partial<Record<DeviceModel, string>> = { '3M': 'B30', '6M': 'D60', '6M+3SW': 'D63' };
 
 type Draw = (salt: number) => number;
 

@@ -1,6 +1,7 @@
 /** The deterministic simulated fleet, its API keys and what each key may do. */
 import type { ContactorType, DeviceModel } from '../api/types.js';
 import { CATEGORY, modelInfo } from './catalog.js';
+import { hashText } from './site/random.js';
 import type { ChannelRole } from './site/roles.js';
 import type { CellularRadio, SimChannel, SimDevice, SimSwitch, WifiRadio } from './types.js';
 
@@ -13,14 +14,14 @@ export const SIM_KEYS = {
 } as const;
 
 export const SIM_DEVICES = {
-  meter3M: 'B3M0000000001',
-  switch6M3SW: 'D6S0000000002',
-  modbus6MOne: 'E6O0000000003',
-  rogowski3RM: 'F3R0000000004',
-  wifi6MW: 'D6W0000000005',
+  meter3M: 'B300000000001',
+  switch6M3SW: 'D630000000002',
+  modbus6MOne: 'E610000000003',
+  rogowski3RM: 'F3E0000000004',
+  wifi6MW: 'D6A0000000005',
   cer6MWCER: 'D6C0000000006',
-  uninitialised: 'D6U0000000007',
-  forbidden: 'B3X0000000008',
+  uninitialised: 'D6F0000000007',
+  forbidden: 'B3F0000000008',
 } as const;
 
 export interface KeyGrant {
@@ -83,6 +84,12 @@ export interface DeviceSpec {
   phasesCount: 0 | 1 | 2 | 3 | null;
   switches?: Array<Partial<SimSwitch> & { contactorType: ContactorType }>;
   modbus?: boolean;
+  /**
+   * What the site's draws (weather, habits, lost entries) are keyed by; default its id. The fixed fleet keeps the
+   * serials it was first drawn under, before the ids took the live service's form, so its weather and loads (which
+   * tests and benches are calibrated on) stayed the same.
+   */
+  siteKey?: string;
 }
 
 /** Default grouping for a count (spec 2.5), as channel numbers. */
@@ -141,6 +148,7 @@ export function build(spec: DeviceSpec, fleet: FleetOptions): SimDevice {
     dataStart: DATA_START,
     roles: spec.channels.map(([, , role]) => role),
     seed: fleet.seed,
+    site: hashText(spec.siteKey ?? spec.id),
     shortLoss: fleet.shortLoss ?? 0.03,
     since: fleet.since,
     switchChanges: [],
@@ -159,14 +167,14 @@ const C = CATEGORY;
 export function createFleet(fleet: FleetOptions): SimDevice[] {
   return [
     build({
-      id: SIM_DEVICES.meter3M, model: '3M', label: 'Sydney house', timezone: 'Australia/Sydney', firmwareVersion: '1.4.2',
+      id: SIM_DEVICES.meter3M, siteKey: 'B3M0000000001', model: '3M', label: 'Sydney house', timezone: 'Australia/Sydney', firmwareVersion: '1.4.2',
       cellular: cellularRadio('3G', 1, 0, 0, -93),
       channels: [['Grid', C.grid, GRID], ['Solar', C.solar, { kind: 'solar', kwp: 5 }], ['House', C.lightingAndPower, { kind: 'house', scale: 1 }]],
       ctRating: 120,
       phasesCount: 1,
     }, fleet),
     build({
-      id: SIM_DEVICES.switch6M3SW, model: '6M+3SW', label: 'Solar home', timezone: 'Australia/Sydney', firmwareVersion: '1.5.0',
+      id: SIM_DEVICES.switch6M3SW, siteKey: 'D6S0000000002', model: '6M+3SW', label: 'Solar home', timezone: 'Australia/Sydney', firmwareVersion: '1.5.0',
       cellular: cellularRadio('4G', 2, -9, -85, -61),
       channels: [
         ['Grid', C.grid, GRID],
@@ -185,7 +193,7 @@ export function createFleet(fleet: FleetOptions): SimDevice[] {
       ],
     }, fleet),
     build({
-      id: SIM_DEVICES.modbus6MOne, model: '6M+One', label: 'Factory main board', timezone: 'Australia/Melbourne', firmwareVersion: '1.5.0',
+      id: SIM_DEVICES.modbus6MOne, siteKey: 'E6O0000000003', model: '6M+One', label: 'Factory main board', timezone: 'Australia/Melbourne', firmwareVersion: '1.5.0',
       cellular: cellularRadio('4G', 3, -7, -95, -70),
       channels: [
         ['Grid', C.grid, GRID],
@@ -200,7 +208,7 @@ export function createFleet(fleet: FleetOptions): SimDevice[] {
       modbus: true,
     }, fleet),
     build({
-      id: SIM_DEVICES.rogowski3RM, model: '3RM', label: 'Substation feeder', timezone: 'Australia/Brisbane', firmwareVersion: '1.3.7',
+      id: SIM_DEVICES.rogowski3RM, siteKey: 'F3R0000000004', model: '3RM', label: 'Substation feeder', timezone: 'Australia/Brisbane', firmwareVersion: '1.3.7',
       cellular: cellularRadio('4G', 4, -11, -101, -75),
       channels: [
         ['Feeder L1', C.grid, { kind: 'feeder', kw: 42 }],
@@ -211,7 +219,7 @@ export function createFleet(fleet: FleetOptions): SimDevice[] {
       phasesCount: 3,
     }, fleet),
     build({
-      id: SIM_DEVICES.wifi6MW, model: '6MW', label: 'Office WiFi meter', timezone: 'Europe/London', firmwareVersion: '0.13.2',
+      id: SIM_DEVICES.wifi6MW, siteKey: 'D6W0000000005', model: '6MW', label: 'Office WiFi meter', timezone: 'Europe/London', firmwareVersion: '0.13.2',
       cellular: { ...cellularRadio('4G', 5, -6.5, -90, -63), lastHeardAt: INACTIVE_TRANSPORT_HEARD_AT },
       wifi: {
         ssid: 'OfficeNet', pskUpdatedAt: Date.UTC(2025, 0, 10, 8, 0, 0) / 1000, ipAddress: '192.168.1.57',
@@ -231,7 +239,7 @@ export function createFleet(fleet: FleetOptions): SimDevice[] {
       phasesCount: 2,
     }, fleet),
     build({
-      id: SIM_DEVICES.cer6MWCER, model: '6MW-CER', label: 'Solar export limiter', timezone: 'Australia/Adelaide', firmwareVersion: '0.12.1',
+      id: SIM_DEVICES.cer6MWCER, siteKey: 'D6C0000000006', model: '6MW-CER', label: 'Solar export limiter', timezone: 'Australia/Adelaide', firmwareVersion: '0.12.1',
       cellular: cellularRadio('4G', 6, -13, -99, -79),
       wifi: {
         ssid: '', pskUpdatedAt: null, ipAddress: '', gateway: '', subnetMask: '', macAddress: '24:0A:C4:5E:40:01',
@@ -250,7 +258,7 @@ export function createFleet(fleet: FleetOptions): SimDevice[] {
       switches: [{ contactorType: 'NC', label: 'Inverter export', state: 'closed' }],
     }, fleet),
     build({
-      id: SIM_DEVICES.uninitialised, model: '6M+3SW', label: '', firmwareVersion: '',
+      id: SIM_DEVICES.uninitialised, siteKey: 'D6U0000000007', model: '6M+3SW', label: '', firmwareVersion: '',
       uninitialised: true,
       cellular: cellularRadio('4G', 7, 0, 0, 0),
       channels: Array.from({ length: 6 }, (): ChannelSpec => ['', C.notSet, none()]),
@@ -259,7 +267,7 @@ export function createFleet(fleet: FleetOptions): SimDevice[] {
       switches: [{ contactorType: 'NO' }, { contactorType: 'NO' }, { contactorType: 'NO' }],
     }, fleet),
     build({
-      id: SIM_DEVICES.forbidden, model: '3M', label: 'Neighbour', timezone: 'Australia/Perth', firmwareVersion: '1.4.2',
+      id: SIM_DEVICES.forbidden, siteKey: 'B3X0000000008', model: '3M', label: 'Neighbour', timezone: 'Australia/Perth', firmwareVersion: '1.4.2',
       cellular: cellularRadio('3G', 8, 0, 0, -99),
       channels: [['Mains', C.grid, GRID], ['House', C.lightingAndPower, { kind: 'house', scale: 0.8 }], ['Spare', C.notConnected, none()]],
       ctRating: 60,

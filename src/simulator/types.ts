@@ -163,6 +163,8 @@ export interface SimDevice {
   roles: ChannelRole[];
   /** Seed of the site's weather and habits. */
   seed: number;
+  /** Hash that tells this site's draws from the others' (weather, loads, lost entries). */
+  site: number;
   /** Share of short energy entries lost on the way (UDP), 0..1. */
   shortLoss: number;
   /** Sim time the simulator started (switch history before it follows the loads' timers). */

@@ -5,7 +5,7 @@ const { getEventListeners } = require('node:events');
 const api = require('../../dist/api');
 
 const NOW_MS = Date.UTC(2026, 5, 15, 12, 0, 0);
-const DEVICE = 'D6S0000000002';
+const DEVICE = 'D630000000002';
 const invalid = (code = 'INVALID_REQUEST', pattern) => (err) => {
   assert.ok(err instanceof api.EnergyApiError, `expected an EnergyApiError, got ${err}`);
   assert.equal(err.code, code);
@@ -134,7 +134,7 @@ describe('refused before any planning or request', () => {
   });
 
   it('refuses WiFi credentials with control characters without echoing them', async () => {
-    const device = { id: 'D6W0000000005', model: '6MW', firmwareVersion: '0.13.2', channels: [], switches: [], comms: {}, phases: { count: 1 } };
+    const device = { id: 'D6A0000000005', model: '6MW', firmwareVersion: '0.13.2', channels: [], switches: [], comms: {}, phases: { count: 1 } };
     for (const wifi of [{ ssid: 'Office\nNet', psk: 'secret-psk-1' }, { ssid: 'Office', psk: 'secret\u0000psk' }]) {
       const problems = api.checkDeviceUpdate({ comms: { wifi } }, { deviceId: device.id, device });
       assert.equal(problems.length, 1);

@@ -6,8 +6,8 @@ const { startReplayServer } = require('../support/replay-server');
 const set = require('../fixtures/live/responses.json');
 
 const exchange = (method, path) => set.exchanges.find((x) => x.request.method === method && x.request.path === path);
-const WIFI = 'D6W0000000005';
-const SWITCHES = 'D6S0000000002';
+const WIFI = 'D6A0000000005';
+const SWITCHES = 'D630000000002';
 
 describe('client against the recorded live response set', function () {
   this.timeout(20000);

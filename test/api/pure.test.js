@@ -86,7 +86,7 @@ describe('device update validation (spec 4.3)', () => {
     assert.match(check({ timezone: 'Mars/Olympus' })[0], /not a TZ database name/);
     assert.match(check({ channels: [{ id: 'F3RM000000001_C1', ctRating: 400 }] })[0], /Rogowski.*3000/);
     assert.match(check({ channels: [{ id: 'F3RM000000001_C4', label: 'x' }] })[0], /does not exist/);
-    assert.match(check({ channels: [{ id: 'B3M0000000001_C1', label: 'x' }] })[0], /not a channel of F3RM000000001/);
+    assert.match(check({ channels: [{ id: 'B300000000001_C1', label: 'x' }] })[0], /not a channel of F3RM000000001/);
     assert.match(check({ phases: { count: 0 } })[0], /grouping is required/);
     assert.match(check({ phases: { count: 2, grouping: [{ included: ['F3RM000000001_C1'] }, { included: ['F3RM000000001_C1'] }] } })[0], /more than one group/);
     assert.match(check({ channels: [{ id: 'F3RM000000001_C1', categoryId: 99 }] }, { categoryIds: [-1, 0, 1] })[0], /not a known channel category/);

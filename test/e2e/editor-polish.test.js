@@ -9,8 +9,8 @@ const { startBareNodeRed, admin } = require('./bare-node-red');
 
 const TAB = 'bb00000000000001';
 const CONFIG = 'bb000000000000cf';
-const DEVICE = 'D6S0000000002';
-const NO_SWITCHES = 'B3M0000000001';
+const DEVICE = 'D630000000002';
+const NO_SWITCHES = 'B300000000001';
 
 describe('e2e: editor polish', function () {
   this.timeout(120000);
@@ -40,7 +40,7 @@ describe('e2e: editor polish', function () {
       { id: CONFIG, type: 'energy-api', name: 'sim', baseUrl: nr.simulator.baseUrl, tps: 5, tpd: 10000, timezone: '', configVersion: 1, credentials: { apiKey: nr.simulator.keys.full } },
       ...types.map((type, i) => ({
         id: nodeOf(type), type, z: TAB, name: '', api: CONFIG, deviceId: DEVICE, x: 200, y: 80 + i * 60, wires: type === 'energy-switch-control' ? [[], []] : [[]],
-        ...{ 'energy-switch-control': { switchId: `${DEVICE}_S1`, timeout: 180 }, 'energy-query': { kind: 'short', query: 'range', output: 'entries' }, 'energy-device-status': { mode: 'device', offlineAfter: 900, interval: 0 }, 'energy-modbus-read': { query: 'latest', scale: 'units' }, 'energy-wifi-config': { deviceId: 'D6W0000000005', timeout: 300 }, 'energy-device-config': { timeout: 180 } }[type],
+        ...{ 'energy-switch-control': { switchId: `${DEVICE}_S1`, timeout: 180 }, 'energy-query': { kind: 'short', query: 'range', output: 'entries' }, 'energy-device-status': { mode: 'device', offlineAfter: 900, interval: 0 }, 'energy-modbus-read': { query: 'latest', scale: 'units' }, 'energy-wifi-config': { deviceId: 'D6A0000000005', timeout: 300 }, 'energy-device-config': { timeout: 180 } }[type],
       })),
     ];
     await admin(nr.editorUrl, 'POST', 'flows', { flows });

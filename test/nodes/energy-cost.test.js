@@ -174,11 +174,11 @@ describe('energy-cost', function () {
 
   it('without channels picked and without an API to find the Grid channel, says how to fix it', async () => {
     const ctx = await setup({}, { channels: '' });
-    await refused(ctx, [entry('2026-01-17T10:00', '2026-01-17T10:05', 1000)], /no channels picked and no device to read them from/, { deviceId: 'D6S0000000002' });
-    const two = await setup({}, { channels: 'D6S0000000002_C1, 3' });
-    const out = await run(two, [{ timestamp: at('2026-01-17T10:05'), duration: 300, eRealPositive: [KWH, 0, KWH], eRealNegative: [0, 0, 0], eReal: [KWH, 0, KWH] }], { deviceId: 'D6S0000000002' });
-    assert.deepEqual([out.channels, out.total.importKwh], [['D6S0000000002_C1', 'D6S0000000002_C3'], 2]);
-    await refused(two, [entry('2026-01-17T10:00', '2026-01-17T10:05', 1000)], /channel 3 is not in the entry/, { deviceId: 'D6S0000000002' });
+    await refused(ctx, [entry('2026-01-17T10:00', '2026-01-17T10:05', 1000)], /no channels picked and no device to read them from/, { deviceId: 'D630000000002' });
+    const two = await setup({}, { channels: 'D630000000002_C1, 3' });
+    const out = await run(two, [{ timestamp: at('2026-01-17T10:05'), duration: 300, eRealPositive: [KWH, 0, KWH], eRealNegative: [0, 0, 0], eReal: [KWH, 0, KWH] }], { deviceId: 'D630000000002' });
+    assert.deepEqual([out.channels, out.total.importKwh], [['D630000000002_C1', 'D630000000002_C3'], 2]);
+    await refused(two, [entry('2026-01-17T10:00', '2026-01-17T10:05', 1000)], /channel 3 is not in the entry/, { deviceId: 'D630000000002' });
   });
 
   it('a tariff with a bad row makes the cost node say which row', async () => {

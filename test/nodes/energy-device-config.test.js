@@ -162,7 +162,7 @@ describe('energy-device-config', function () {
     assert.equal(sim.control.log().length, 0);
     const forbidden = await expectError(ctx, { deviceId: SIM_DEVICES.forbidden, payload: { label: 'x' } });
     assert.equal(forbidden.apiError.status, 403);
-    const unknown = await expectError(ctx, { deviceId: 'B3M0000000999', payload: { label: 'x' } });
+    const unknown = await expectError(ctx, { deviceId: 'B300000000999', payload: { label: 'x' } });
     assert.equal(unknown.apiError.status, 404);
   });
 

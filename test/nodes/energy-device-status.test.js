@@ -211,7 +211,7 @@ describe('energy-device-status', function () {
     const forbidden = await expectError(ctx, { deviceId: SIM_DEVICES.forbidden });
     assert.equal(forbidden.apiError.status, 403);
     assert.deepEqual(ctx.statuses[ctx.statuses.length - 1], { fill: 'red', shape: 'ring', text: `403 ${forbidden.apiError.code}` });
-    const unknown = await expectError(ctx, { deviceId: 'B3M0000000999' });
+    const unknown = await expectError(ctx, { deviceId: 'B300000000999' });
     assert.equal(unknown.apiError.status, 404);
     assert.equal(ctx.statuses[ctx.statuses.length - 1].text, `404 ${unknown.apiError.code}`);
   });

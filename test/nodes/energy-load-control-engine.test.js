@@ -59,9 +59,9 @@ describe('energy-load-control engine (pure)', function () {
     assert.equal(averagePower(entries, [0]), 60000 / 90);
     assert.equal(averagePower(entries, [0, 1]), 60600 / 90);
     assert.equal(averagePower([], [0]), null);
-    assert.equal(channelIndex('D6S0000000002', 'D6S0000000002_C3'), 2);
-    assert.equal(channelIndex('D6S0000000002', '4'), 3);
-    assert.equal(channelIndex('D6S0000000002', 'D1230000000002_C3'), null);
+    assert.equal(channelIndex('D630000000002', 'D630000000002_C3'), 2);
+    assert.equal(channelIndex('D630000000002', '4'), 3);
+    assert.equal(channelIndex('D630000000002', 'D1230000000002_C3'), null);
   });
 
   it('threshold: on at or above onAbove, off below offBelow, steady in between', function () {
@@ -205,7 +205,7 @@ describe('energy-load-control engine (pure)', function () {
   });
 
   it('checks the properties: defaults, the Grid connect channel by category, clear refusals', function () {
-    const dev = 'D6S0000000002';
+    const dev = 'D630000000002';
     const device = { id: dev, channels: [{ categoryId: 5 }, { categoryId: 1 }, { categoryId: 6 }], switches: [] };
     const parsed = parseDef({ deviceId: dev, switchId: '2', mode: 'surplus', loadChannel: `${dev}_C3` });
     assert.equal(parsed.switchId, `${dev}_S2`);

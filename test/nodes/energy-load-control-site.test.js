@@ -1,5 +1,5 @@
 'use strict';
-// energy-load-control on the simulator's solar home (D6S0000000002: Grid = hot water + pool pump + EV +
+// energy-load-control on the simulator's solar home (D630000000002: Grid = hot water + pool pump + EV +
 // house − solar; the switched loads draw only while closed), in Node-RED on the simulator's clock,
 // stepped 30 or 60 s per evaluation (see energy-load-control-fixtures.js). A spring Monday in Sydney.
 const assert = require('node:assert/strict');

@@ -169,7 +169,7 @@ describe('energy-modbus-read', function () {
     sim.control.clearLog();
     const caught = await expectError(ctx, { _msgid: 'x1' });
     assert.equal(caught.apiError.code, 'INVALID_REQUEST');
-    assert.match(caught.error.message, /B3M0000000001 is a 3M.*modbus/);
+    assert.match(caught.error.message, /B300000000001 is a 3M.*modbus/);
     assert.equal(modbusRequests().length, 0);
     assert.equal(deviceRequests().length, 1);
     assert.equal(ctx.statuses.at(-1).fill, 'red');
@@ -185,7 +185,7 @@ describe('energy-modbus-read', function () {
     assert.equal(modbusRequests()[0].status, 422);
     assert.equal(caught.apiError.status, 422);
     assert.equal(caught.apiError.code, 'UNPROCESSABLE_ENTITY');
-    assert.match(caught.error.message, /F3R0000000004 does not support modbus/);
+    assert.match(caught.error.message, /F3E0000000004 does not support modbus/);
     assert.equal(ctx.statuses.at(-1).fill, 'red');
     assert.match(ctx.statuses.at(-1).text, /422 UNPROCESSABLE_ENTITY/);
   });

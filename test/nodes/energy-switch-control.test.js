@@ -254,7 +254,7 @@ describe('energy-switch-control', function () {
       [{ payload: 'on', deviceId: SIM_DEVICES.modbus6MOne, switchId: 1 }, /switching is not available on the 6M\+One/],
       [{ payload: 'on', deviceId: SIM_DEVICES.meter3M, switchId: 1 }, /3M, a model without switches/],
       [{ payload: 'on', switchId: 7 }, new RegExp(`switch ${DEV}_S7 does not exist on device ${DEV}`)],
-      [{ payload: 'on', switchId: 'B3M0000000001_S1' }, /is not a switch of device/],
+      [{ payload: 'on', switchId: 'B300000000001_S1' }, /is not a switch of device/],
       [{ payload: 'maybe' }, /msg.payload "maybe" is not a switch command/],
       [{ payload: { state: 'open' } }, /is not a switch command/],
     ];

@@ -128,7 +128,7 @@ describe('energy-wifi-config', function () {
   it('refuses models without WiFi settings and old firmware before any write', async function () {
     const ctx = await setup();
     let caught = await expectRefusal(ctx, { payload: { ssid: 'Net', psk: PSK }, deviceId: SIM_DEVICES.meter3M });
-    assert.match(caught.error.message, /only on the 6MW and 6MW-CER: device B3M0000000001 is a 3M/);
+    assert.match(caught.error.message, /only on the 6MW and 6MW-CER: device B300000000001 is a 3M/);
     assert.equal(caught.apiError.code, 'INVALID_REQUEST');
     caught = await expectRefusal(ctx, { payload: { ssid: 'Net', psk: PSK }, deviceId: SIM_DEVICES.switch6M3SW });
     assert.match(caught.error.message, /is a 6M\+3SW/);

@@ -54,9 +54,9 @@ const ADVERSARIAL = [
 const REAL = Object.values(SIM_DEVICES).filter((id) => id !== SIM_DEVICES.forbidden);
 /** Malformed and path-like device ids: every one must be refused before a request. */
 const BAD_IDS = [
-  '', ' ', 'D', 'd6s0000000002', '../devices', 'D6S0000000002/../../devices', 'D6S000000000?', 'D6S00000000#2', 'D6S/000000002',
+  '', ' ', 'D', 'd630000000002', '../devices', 'D630000000002/../../devices', 'D6S000000000?', 'D6S00000000#2', 'D6S/000000002',
   'D6S 000000002', 'D6S00000000ü2', 'D6S0000000💡', `${SIM_DEVICES.meter3M}?x=1`, `${SIM_DEVICES.meter3M}#`, `${SIM_DEVICES.meter3M}/`,
-  `${SIM_DEVICES.meter3M}%2F`, '%2e%2e', 'A000000000000', 'D6S00000000021', ONE_MB_ID, 'B3M0000000001\u0000', '\u202eB3M0000000001',
+  `${SIM_DEVICES.meter3M}%2F`, '%2e%2e', 'A000000000000', 'D6S00000000021', ONE_MB_ID, 'B300000000001\u0000', '\u202eB3M0000000001',
 ];
 const TIMEZONES = ['Europe/Berlin', 'UTC', 'Australia/Sydney', 'europe/berlin', 'EUROPE/BERLIN', 'utc', 'Mars/Olympus', '+02:00', 'Etc/GMT+5', 'local', 'system', 'Z'];
 const GRANULARITIES = ['5m', '15m', '30m', 'hour', 'day', 'week', 'month', '1m', 'HOUR', 'year', '5M', 'minute'];
@@ -116,7 +116,7 @@ function fuzzer(seed, nowS) {
     switchCmd() {
       const msg = { payload: either(() => pick(['open', 'closed', 'toggle', 'on', 'off', true, false, 1, 0, 'ON', 'Open ', 'maybe', 2])) };
       if (chance(0.7)) set(msg, 'deviceId', deviceId([SIM_DEVICES.switch6M3SW, SIM_DEVICES.switch6M3SW, SIM_DEVICES.meter3M, SIM_DEVICES.modbus6MOne, SIM_DEVICES.uninitialised]));
-      if (chance(0.6)) set(msg, 'switchId', either(() => pick([1, 2, 3, 4, 0, -1, '2', `${SIM_DEVICES.switch6M3SW}_S2`, `${SIM_DEVICES.switch6M3SW}_S9`, 'D6S0000000002_S1/../x', `${SIM_DEVICES.meter3M}_S1`])));
+      if (chance(0.6)) set(msg, 'switchId', either(() => pick([1, 2, 3, 4, 0, -1, '2', `${SIM_DEVICES.switch6M3SW}_S2`, `${SIM_DEVICES.switch6M3SW}_S9`, 'D630000000002_S1/../x', `${SIM_DEVICES.meter3M}_S1`])));
       return noise(msg);
     },
     wifi(psk) {

@@ -105,7 +105,12 @@ describe('simulator: faults and outages', function () {
     assert.deepEqual((await t.get(`/devices/${sw}`)).body.switches[2].pending, { state: 'closed' }, 'offline devices pick up nothing');
     t.sim.control.setClock({ advance: 600 });
     const after = (await t.get(`/short-energy/${M}?fromTs=${T0 - 1200}&toTs=${T0 + 1}`)).body;
-    assert.equal(after.length, 41);
+    // Back-filled: the same entries as a simulator that had no outage (the few lost on the way, as UDP loses them, included).
+    const control = await start({ now: T0 + 720 });
+    const expected = (await control.get(`/short-energy/${M}?fromTs=${T0 - 1200}&toTs=${T0 + 1}`)).body;
+    await control.sim.close();
+    assert.ok(expected.length >= 36, `most of the 41 slots arrive (${expected.length})`);
+    assert.deepEqual(after.map((e) => e.timestamp), expected.map((e) => e.timestamp));
     assert.equal(after[after.length - 1].timestamp, T0);
     assert.equal((await t.get(`/devices/${sw}`)).body.switches[2].state, 'closed');
     await t.sim.close();

@@ -52,7 +52,7 @@ describe('simulator: PATCH /devices/{id}', function () {
 
   it('reports every validation failure in the multi-error format with the lowest status', async () => {
     const r = await t.patch(`/devices/${SW}`, {
-      id: 'D6S0000000099',
+      id: 'D630000000099',
       label: 'x'.repeat(65),
       channels: [{ id: `${SW}_C7`, ctRating: 100 }, { id: `${SW}_C1`, ctRating: 123 }, { id: `${SW}_C2`, categoryId: 99 }],
       switches: [{ id: `${SW}_S4` }, { id: `${SW}_S1`, state: 'on', closedStateLabel: 'x'.repeat(17) }],

@@ -5,7 +5,7 @@ import type { Device } from '../../api/index.js';
 export const GRID_CONNECT_CATEGORY = 1;
 
 /**
- * 0-based channel indexes from the user's pick ("1", "1,4", "D6S0000000002_C1", "_C1"), or,
+ * 0-based channel indexes from the user's pick ("1", "1,4", "D630000000002_C1", "_C1"), or,
  * when nothing is picked, every channel of the device in the Grid connect category.
  */
 export function gridChannels(picked: string, device: Device | undefined, deviceId: string | undefined): number[] {
@@ -14,7 +14,7 @@ export function gridChannels(picked: string, device: Device | undefined, deviceI
     return text.split(',').map((part) => {
       const m = /^(?:[BDEF][A-Za-z0-9]{12})?_?C?(\d+)$/i.exec(part.trim());
       const n = m ? Number(m[1]) : NaN;
-      if (!m || n < 1) throw new Error(`channel "${part.trim().slice(0, 30)}" should be a channel number such as 1, or an id such as ${deviceId ?? 'D6S0000000002'}_C1`);
+      if (!m || n < 1) throw new Error(`channel "${part.trim().slice(0, 30)}" should be a channel number such as 1, or an id such as ${deviceId ?? 'D630000000002'}_C1`);
       const id = part.trim().match(/^([BDEF][A-Za-z0-9]{12})_/)?.[1];
       if (id && deviceId && id !== deviceId) throw new Error(`channel ${part.trim()} belongs to device ${id}, but the entries are of ${deviceId}`);
       return n - 1;

@@ -80,7 +80,7 @@ export class FlowNodeRuntime {
     if (raw === undefined || raw === null || raw === '') {
       throw EnergyApiError.invalid('no device id: set one in the node or send msg.deviceId');
     }
-    if (typeof raw !== 'string') throw EnergyApiError.invalid(`msg.deviceId must be text such as B3M0000000001, not ${describeValue(raw)}`);
+    if (typeof raw !== 'string') throw EnergyApiError.invalid(`msg.deviceId must be text such as B300000000001, not ${describeValue(raw)}`);
     return checkDeviceId(raw);
   }
 

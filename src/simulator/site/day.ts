@@ -7,7 +7,7 @@
  */
 import { IANAZone } from 'luxon';
 import type { SimDevice, SimSwitch } from '../types.js';
-import { between, hashText, noise } from './random.js';
+import { between, noise } from './random.js';
 import { historicSchedule, isLoad, REACTIVE_RATIO, solarClearSky, statelessPower, type ChannelRole, type Moment } from './roles.js';
 import { locationOf, sunSine, type Location } from './sun.js';
 import { cloudFactor, weatherOf, type DayWeather } from './weather.js';
@@ -54,7 +54,7 @@ function offsetSeconds(zone: string | undefined, t: number): number {
 
 function context(dev: SimDevice, day: number): SiteContext {
   const offset = offsetSeconds(dev.timezone, day * DAY + DAY / 2);
-  return { dev, site: hashText(dev.id), loc: locationOf(dev.timezone, offset / 60), offset, weather: new Map() };
+  return { dev, site: dev.site, loc: locationOf(dev.timezone, offset / 60), offset, weather: new Map() };
 }
 
 function weatherFor(ctx: SiteContext, localDay: number, t: number): DayWeather {
@@ -417,7 +417,7 @@ export function slotsOfRecord(dev: SimDevice, d: DayData, c: number, r: number, 
   const weights: number[] = [];
   let sum = 0;
   for (let s = 0; s < SLOTS_PER_RECORD; s++) {
-    const w = 0.85 + 0.3 * noise(dev.seed, hashText(dev.id) ^ (c + 1), record, s);
+    const w = 0.85 + 0.3 * noise(dev.seed, dev.site ^ (c + 1), record, s);
     weights.push(w);
     sum += w;
   }
