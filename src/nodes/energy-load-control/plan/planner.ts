@@ -1,0 +1,221 @@
+import type { Unit } from './units.js';
+
+/** Why a unit is planned on: the sun gives it, it is among the cheapest, the deadline leaves no choice, or it is cheap enough to always run. */
+export type PlanReason = 'surplus' | 'cheapest' | 'deadline' | 'cheapBelow';
+
+export interface PlanRequest {
+  units: readonly Unit[];
+  /** What the load draws when on (W). */
+  powerW: number;
+  /** Seconds of running still needed by the end of the last unit. */
+  needS: number;
+  /** The load's state now. */
+  on: boolean;
+  /** Seconds from now the load must stay on (a block the plan started and minBlock, or minOn). */
+  mustRunS: number;
+  /** Seconds from now the load must stay off (minOff). */
+  mustRestS: number;
+  /** Shortest run the plan may start (max of minBlock and minOn), and shortest gap it may leave (minOff). */
+  minRunS: number;
+  minRestS: number;
+  /** Never buy above (micro-units per kWh). */
+  maxPriceMicros?: number;
+  /** Always run at or below (micro-units per kWh). */
+  cheapBelowMicros?: number;
+  /** Surplus mode: solar surplus the load uses costs the lost feed-in, not the import price. */
+  useSurplus: boolean;
+  /** The reason of the block the load must finish (mustRunS). */
+  blockReason?: PlanReason;
+}
+
+export interface UnitPlan {
+  on: boolean;
+  reason?: PlanReason;
+  /** What running this whole unit costs (micro-units); null when it has no price. */
+  costMicros: number | null;
+  /** Above maxPrice and not covered by surplus: the plan may not buy here. */
+  tooExpensive: boolean;
+}
+
+export interface Plan {
+  units: UnitPlan[];
+  /** Seconds the target stays short by, running every unit it may (0 = met). */
+  shortS: number;
+  /** Seconds planned on. */
+  plannedS: number;
+  /** Expected cost of the planned units (micro-units; priced units only). */
+  costMicros: number;
+}
+
+/** Each run the plan starts costs this much extra (micro-units): of two equal plans, the one with fewer switchings wins. */
+export const START_PENALTY = 5000;
+/** Running beyond the target (only to finish a block) never earns: at least this much per unit. */
+const BEYOND_TARGET = 1000;
+/** A unit without a price is used only when no priced unit is left. */
+const UNPRICED = 1e12;
+/** Of two equal choices, the earlier unit wins (deterministic ties). */
+const LATER = 1e-6;
+/** Above this share of its power from surplus, a unit counts as a surplus unit. */
+const SURPLUS_SHARE = 0.5;
+
+interface UnitFacts {
+  d: number;
+  value: number;
+  costMicros: number | null;
+  share: number;
+  allowed: boolean;
+  tooExpensive: boolean;
+  forcedOn: boolean;
+  cheap: boolean;
+  forcedOff: boolean;
+  mustRun: boolean;
+}
+
+function facts(req: PlanRequest, nowS: number): UnitFacts[] {
+  return req.units.map((u, i) => {
+    const d = u.end - u.start;
+    const share = req.useSurplus && req.powerW > 0 ? Math.min(1, Math.max(0, u.surplusW / req.powerW)) : 0;
+    const priced = u.importMicros !== null;
+    const perKwh = priced ? (u.importMicros as number) * (1 - share) + u.exportMicros * share : 0;
+    const costMicros = priced ? Math.round((req.powerW * d / 3.6e6) * perKwh) : null;
+    const cheap = priced && req.cheapBelowMicros !== undefined && (u.importMicros as number) <= req.cheapBelowMicros;
+    const mustRun = u.start < nowS + req.mustRunS;
+    const forcedOff = !mustRun && u.start < nowS + req.mustRestS;
+    const tooExpensive = priced && req.maxPriceMicros !== undefined && (u.importMicros as number) > req.maxPriceMicros && share < 0.999;
+    return {
+      d, costMicros, share, tooExpensive, mustRun, cheap, forcedOff,
+      forcedOn: !forcedOff && (mustRun || cheap),
+      allowed: !forcedOff && (mustRun || cheap || !tooExpensive),
+      value: (priced ? (costMicros as number) : UNPRICED) + i * LATER,
+    };
+  });
+}
+
+interface Best {
+  k: number;
+  value: number;
+  path: Uint8Array;
+}
+
+/**
+ * The plan: on/off per unit, meeting `needS` at the lowest cost, subject to the holds. Dynamic programming
+ * over (units run toward the target, on/off, units in the current state since the plan last switched);
+ * the objective is, in order: the least shortfall, then the fewest units without a price, then the cost
+ * plus START_PENALTY per run started. Unit 0 (now) may be shorter than the others; it is chosen outside
+ * the recursion so the rest run on whole units. Pure and deterministic.
+ */
+export function plan(req: PlanRequest, nowS: number): Plan {
+  const units = facts(req, nowS);
+  const n = units.length;
+  if (n === 0) return { units: [], shortS: Math.max(0, req.needS), plannedS: 0, costMicros: 0 };
+  const u = n > 1 ? units[1].d : units[0].d;
+  const runUnits = Math.ceil(req.minRunS / u);
+  const restUnits = Math.ceil(req.minRestS / u);
+  let best: { first: boolean; path: Uint8Array; shortS: number; value: number } | undefined;
+  for (const first of [true, false]) {
+    const f0 = units[0];
+    if (first ? !f0.allowed : f0.forcedOn) continue;
+    const needAfter = Math.max(0, req.needS - (first ? f0.d : 0));
+    const k = Math.ceil(needAfter / u - 1e-9);
+    const result = solve(units, k, first, first === req.on ? Math.max(runUnits, restUnits, 1) : 0, runUnits, restUnits);
+    if (result.k < 0) continue;
+    const shortS = Math.max(0, needAfter - result.k * u);
+    const value = result.value + (first ? f0.value + (req.on ? 0 : START_PENALTY) : 0);
+    if (!best || shortS < best.shortS || (shortS === best.shortS && value < best.value)) best = { first, path: result.path, shortS, value };
+  }
+  // Unit 0 can be neither on nor off (it must run and must rest): the hold wins, nothing is planned.
+  best ??= { first: false, path: new Uint8Array(n), shortS: req.needS, value: 0 };
+  const on = [best.first, ...Array.from(best.path.subarray(1), (c) => c === 1)];
+  return describe(req, units, on);
+}
+
+/** The best path over units 1..n−1 from state (first, age), needing k more whole units. */
+function solve(units: UnitFacts[], need: number, first: boolean, age0: number, runUnits: number, restUnits: number): Best {
+  const n = units.length;
+  const ages = Math.max(runUnits, restUnits, 1) + 1;
+  const size = (need + 1) * 2 * ages;
+  const index = (k: number, s: number, a: number): number => (k * 2 + s) * ages + a;
+  let value = new Float64Array(size).fill(Infinity);
+  let next = new Float64Array(size);
+  const from = new Int32Array(n * size).fill(-1);
+  value[index(0, first ? 1 : 0, Math.min(age0, ages - 1))] = 0;
+  for (let i = 1; i < n; i++) {
+    next.fill(Infinity);
+    const f = units[i];
+    for (let state = 0; state < size; state++) {
+      const v = value[state];
+      if (v === Infinity) continue;
+      const a = state % ages;
+      const s = Math.floor(state / ages) % 2;
+      const k = Math.floor(state / ages / 2);
+      for (let c = 0; c < 2; c++) {
+        if (c === 1 && !f.allowed) continue;
+        if (c === 0 && f.forcedOn) continue;
+        if (c !== s && a < (s === 1 ? runUnits : restUnits)) continue;
+        const a2 = c === s ? Math.min(ages - 1, a + 1) : 1;
+        let add = 0;
+        let k2 = k;
+        if (c === 1) {
+          add = k < need || f.cheap ? f.value : Math.max(0, f.value) + BEYOND_TARGET;
+          if (s === 0) add += START_PENALTY;
+          k2 = Math.min(need, k + 1);
+        }
+        const target = index(k2, c, a2);
+        if (v + add < next[target]) {
+          next[target] = v + add;
+          from[i * size + target] = state;
+        }
+      }
+    }
+    [value, next] = [next, value];
+  }
+  let bestState = -1;
+  for (let state = 0; state < size; state++) {
+    if (value[state] === Infinity) continue;
+    const a = state % ages;
+    const s = Math.floor(state / ages) % 2;
+    // A run the plan started must reach its minimum before the end: no block is started that cannot finish.
+    if (n > 1 && s === 1 && a < runUnits && a < ages - 1) continue;
+    const k = Math.floor(state / ages / 2);
+    if (bestState < 0) { bestState = state; continue; }
+    const bk = Math.floor(bestState / ages / 2);
+    if (k > bk || (k === bk && value[state] < value[bestState])) bestState = state;
+  }
+  const path = new Uint8Array(n);
+  if (bestState < 0) return { k: -1, value: Infinity, path };
+  const result = { k: Math.floor(bestState / ages / 2), value: value[bestState], path };
+  for (let i = n - 1, state = bestState; i >= 1; i--) {
+    path[i] = Math.floor(state / ages) % 2;
+    state = from[i * size + state];
+  }
+  return result;
+}
+
+function describe(req: PlanRequest, units: UnitFacts[], on: boolean[]): Plan {
+  let plannedS = 0;
+  let costMicros = 0;
+  on.forEach((o, i) => {
+    if (!o) return;
+    plannedS += units[i].d;
+    costMicros += units[i].costMicros ?? 0;
+  });
+  const shortS = Math.max(0, req.needS - plannedS);
+  const openS = units.reduce((sum, f) => sum + (f.allowed ? f.d : 0), 0);
+  // No slack: every unit the load may run in is needed (or not even they suffice).
+  const tight = req.needS > 0 && openS - req.needS < (units.length > 1 ? units[1].d : 1);
+  return {
+    shortS,
+    plannedS,
+    costMicros,
+    units: units.map((f, i) => {
+      const planned: UnitPlan = { on: on[i], costMicros: f.costMicros, tooExpensive: f.tooExpensive };
+      if (!on[i]) return planned;
+      if (f.cheap) planned.reason = 'cheapBelow';
+      else if (f.mustRun && req.blockReason) planned.reason = req.blockReason;
+      else if (f.costMicros === null || tight) planned.reason = 'deadline';
+      else if (f.share >= SURPLUS_SHARE) planned.reason = 'surplus';
+      else planned.reason = 'cheapest';
+      return planned;
+    }),
+  };
+}

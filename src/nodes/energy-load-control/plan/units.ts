@@ -1,0 +1,64 @@
+import { periodAt } from '../../../prices/normalise.js';
+import type { PricePeriod } from '../../../prices/types.js';
+
+/** One stretch of the plan: the plan decides on/off per unit. */
+export interface Unit {
+  start: number;
+  end: number;
+  /** Import price per kWh (micro-units); null where neither the price list nor the tariff gives one. */
+  importMicros: number | null;
+  /** Export (feed-in) price per kWh (micro-units): what surplus used by the load would have earned. */
+  exportMicros: number;
+  /** Surplus expected for this load (W), after the loads of higher priority took theirs. */
+  surplusW: number;
+  estimate?: boolean;
+  spike?: boolean;
+  /** Which price slot the unit belongs to (a key for merging units back into slots). */
+  slotKey: string;
+}
+
+export interface UnitSources {
+  nowS: number;
+  endS: number;
+  /** The latest price list (msg.prices), sorted. */
+  prices: readonly PricePeriod[];
+  /** The tariff's slots over the same span, used where the price list does not reach. */
+  tariff: readonly PricePeriod[];
+  /** Expected surplus (W) averaged over [from, to). */
+  surplus(from: number, to: number): number;
+}
+
+/** The longest unit that every price boundary in the span falls on: 30, 15 or 5 minutes. */
+export function unitLength(sources: Pick<UnitSources, 'nowS' | 'endS' | 'prices' | 'tariff'>): number {
+  const inSpan = (t: number): boolean => t > sources.nowS && t < sources.endS;
+  const edges = [sources.endS];
+  for (const list of [sources.prices, sources.tariff]) for (const p of list) for (const t of [p.start, p.end]) if (inSpan(t)) edges.push(t);
+  return [1800, 900, 300].find((u) => edges.every((t) => t % u === 0)) ?? 300;
+}
+
+/** The units from now to the end of the period, each priced from the price list, else the tariff. */
+export function buildUnits(sources: UnitSources): Unit[] {
+  const { nowS, endS } = sources;
+  if (endS <= nowS) return [];
+  const u = unitLength(sources);
+  const units: Unit[] = [];
+  for (let start = nowS; start < endS;) {
+    const end = Math.min(endS, (Math.floor(start / u) + 1) * u);
+    const listed = periodAt(sources.prices, start);
+    const tariffed = periodAt(sources.tariff, start);
+    const priced = listed ?? tariffed;
+    const unit: Unit = {
+      start,
+      end,
+      importMicros: priced ? priced.micros : null,
+      exportMicros: listed?.exportMicros ?? tariffed?.exportMicros ?? 0,
+      surplusW: sources.surplus(start, end),
+      slotKey: listed ? `p${listed.start}` : tariffed ? `t${tariffed.start}` : 'none',
+    };
+    if (listed?.estimate) unit.estimate = true;
+    if (listed?.spike) unit.spike = true;
+    units.push(unit);
+    start = end;
+  }
+  return units;
+}
