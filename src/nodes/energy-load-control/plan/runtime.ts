@@ -37,7 +37,7 @@ export function countRun(previous: RunCount | undefined, o: RunObservation): Run
   }
   const from = Math.max(previous.at, o.period.start);
   const to = o.nowS;
-  const since = o.sinceS !== undefined && o.sinceS > from && o.sinceS < to ? o.sinceS : undefined;
+  const since = o.sinceS !== undefined && o.sinceS >= from && o.sinceS <= to ? o.sinceS : undefined;
   let ran = 0;
   if (previous.on && o.on) ran = to - from;
   else if (previous.on) ran = (since ?? to) - from;
