@@ -15,6 +15,13 @@ const coreNode = (file) => require(require.resolve(`@node-red/nodes/core/common/
 }));
 const NODES = [nodeFile('energy-api'), nodeFile('energy-load-control')];
 
+/**
+ * Node ids are made unique across every suite of the process: a load keeps its memory (holds, run time,
+ * prices) per node id across redeploys, so a node of one file must never meet another file's memory.
+ */
+let lastSerial = 0;
+const nextSerial = () => (lastSerial += 1);
+
 async function until(condition, what, ms = 10000) {
   const end = Date.now() + ms;
   while (!condition()) {
@@ -43,26 +50,36 @@ function useLoadControlSuite(startAt) {
   beforeEach(function () { f.sim.control.reset(); f.sim.control.setLimits({ tps: 100 }); });
   afterEach(async function () { await helper.unload(); });
 
-  /** Loads the load-control nodes (ids made unique per test: a load remembers its holds per node id), a helper on each output, a Catch. */
-  f.setup = async (key, ...loadNodes) => {
-    f.serial += 1;
+  /** The serial the next setup gives its nodes (`<id>-<serial>`), and taking one for a flow built by hand. */
+  f.nextSerial = () => lastSerial + 1;
+  f.takeSerial = () => (f.serial = nextSerial());
+
+  /**
+   * Loads the load-control nodes (ids made unique per test: a load remembers its holds per node id), a helper on each
+   * output, a Catch, and `extra` flow nodes as they are (with `modules` and `credentials` for them).
+   */
+  f.setup = async (key, ...loadNodes) => f.setupWith({ key }, ...loadNodes);
+  f.setupWith = async ({ key, extra = [], modules = [], credentials = {} }, ...loadNodes) => {
+    f.serial = nextSerial();
     const api = apiConfig(f.sim, key ?? f.sim.keys.full, { tps: 100 });
-    const named = loadNodes.map((n) => ({ ...n, id: `${n.id}-${f.serial}`, wires: [[`d-${n.id}`], [`e-${n.id}`]] }));
-    const flow = [api.node, ...named, { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] }, { id: 'caught', type: 'helper' }];
-    for (const n of loadNodes) flow.push({ id: `d-${n.id}`, type: 'helper' }, { id: `e-${n.id}`, type: 'helper' });
-    await load(NODES, flow, api.credentials);
+    const named = loadNodes.map((n) => ({ ...n, id: `${n.id}-${f.serial}`, wires: [[`d-${n.id}`], [`e-${n.id}`], [`p-${n.id}`]] }));
+    const flow = [api.node, ...named, ...extra, { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] }, { id: 'caught', type: 'helper' }];
+    for (const n of loadNodes) flow.push({ id: `d-${n.id}`, type: 'helper' }, { id: `e-${n.id}`, type: 'helper' }, { id: `p-${n.id}`, type: 'helper' });
+    await load([...NODES, ...modules], flow, { ...api.credentials, ...credentials });
     return f.watch(flow, loadNodes.map((n) => n.id));
   };
 
   f.watch = (flow, ids) => {
-    const ctx = { flow, ids, real: {}, decisions: {}, evaluations: {}, statuses: {}, caught: [] };
+    const ctx = { flow, ids, real: {}, decisions: {}, evaluations: {}, plans: {}, statuses: {}, caught: [] };
     for (const id of ids) {
       ctx.real[id] = `${id}-${f.serial}`;
       ctx.decisions[id] = [];
       ctx.evaluations[id] = [];
+      ctx.plans[id] = [];
       ctx.statuses[id] = [];
       helper.getNode(`d-${id}`).on('input', (msg) => ctx.decisions[id].push(msg));
       helper.getNode(`e-${id}`).on('input', (msg) => ctx.evaluations[id].push(msg));
+      helper.getNode(`p-${id}`)?.on('input', (msg) => ctx.plans[id].push(msg));
       helper.getNode(ctx.real[id]).on('call:status', (call) => ctx.statuses[id].push(call.args[0]));
     }
     helper.getNode('caught').on('input', (msg) => ctx.caught.push(msg));

@@ -1,5 +1,6 @@
 import { isEnergyApiError, PENDING_POLL_MIN_MS, SHORT_MAX_SPAN_S, type Device, type EnergyApiClient } from '../../api/index.js';
 import { evaluateGroup, type MemberInput } from './group.js';
+import type { HistoryEntry } from './plan/forecast.js';
 import { newestTimestamp } from './signal.js';
 import type { Evaluation, ShortEntry } from './types.js';
 
@@ -7,6 +8,10 @@ import type { Evaluation, ShortEntry } from './types.js';
 export const STATUS_EVERY_MS = 300_000;
 /** Lets every node of one deploy join before the first shared read. */
 const FIRST_READ_DELAY_MS = 200;
+/** The surplus forecast of run targets reads the last day of 5-minute long energy once a day. */
+export const HISTORY_EVERY_MS = 86_400_000;
+/** After a failed history read, the next try. */
+const HISTORY_RETRY_MS = 600_000;
 
 /** One energy-load-control node as its site group sees it. */
 export interface SiteMember {
@@ -17,6 +22,8 @@ export interface SiteMember {
   readonly windowS: number;
   /** The switch state must be read now: unknown, or a change is pending. */
   needsSwitchRead(): boolean;
+  /** A run target in surplus mode: it plans on a forecast of the sun from the device's last day. */
+  needsHistory(): boolean;
   /** Its input to the group, given the devices as last read; undefined when it cannot take part (it says why itself). */
   input(measuring: Device | undefined, switchDevice: Device | undefined): MemberInput | undefined;
   /** Carries out the evaluation (switch, outputs, status, persistence); returns the device if a PATCH answered with it. */
@@ -37,6 +44,8 @@ export class SiteGroup {
   private entries: ShortEntry[] = [];
   private newestS?: number;
   private energyAt?: number;
+  private history?: HistoryEntry[];
+  private historyDueAt = 0;
   private readonly startedAt: number;
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
@@ -126,6 +135,7 @@ export class SiteGroup {
       }
     }
     if (this.energyAt === undefined || now - this.energyAt >= PENDING_POLL_MIN_MS) await this.readEnergy(now, members);
+    if (members.some((m) => m.needsHistory()) && now >= this.historyDueAt) await this.readHistory(now, members);
     if (signal.aborted) return;
 
     const measuring = this.devices.get(this.deviceId)?.device;
@@ -136,7 +146,7 @@ export class SiteGroup {
       const input = member.input(measuring, fresh);
       if (input) inputs.push({ member, input, device });
     }
-    const evaluations = evaluateGroup(inputs.map((i) => i.input), { entries: this.entries, newestS: this.newestS, startedAt: this.startedAt }, now);
+    const evaluations = evaluateGroup(inputs.map((i) => i.input), { entries: this.entries, newestS: this.newestS, startedAt: this.startedAt, history: this.history }, now);
     for (const { member, input, device } of inputs) {
       if (signal.aborted || !this.members.has(member)) continue;
       const patched = await member.apply(evaluations.get(input.id) as Evaluation, device);
@@ -156,6 +166,19 @@ export class SiteGroup {
     } catch (err) {
       if (this.aborter.signal.aborted || (isEnergyApiError(err) && err.code === 'ABORTED')) return;
       for (const m of members) m.readFailed(err);
+    }
+  }
+
+  /** The last day of 5-minute long energy (one request a day), for the surplus forecast of run targets. */
+  private async readHistory(now: number, members: SiteMember[]): Promise<void> {
+    const toTs = Math.floor(now / 1000 / 300) * 300;
+    this.historyDueAt = now + HISTORY_RETRY_MS;
+    try {
+      this.history = await this.client.getLongEnergy(this.deviceId, { fromTs: toTs - 86_400, toTs, granularity: '5m' }, { signal: this.aborter.signal, priority: 'normal' });
+      this.historyDueAt = now + HISTORY_EVERY_MS;
+    } catch (err) {
+      if (this.aborter.signal.aborted || (isEnergyApiError(err) && err.code === 'ABORTED')) return;
+      for (const m of members) if (m.needsHistory()) m.readFailed(err);
     }
   }
 }

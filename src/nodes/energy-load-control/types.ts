@@ -135,6 +135,8 @@ export interface Evaluation {
 /** A load's run target at one evaluation: the period, what ran, and the plan for the rest of it. */
 export interface TargetState {
   period: TargetPeriod;
+  /** The device's zone, for times in the status. */
+  zone: string;
   runForS: number;
   /** Seconds run so far in the period. */
   runS: number;

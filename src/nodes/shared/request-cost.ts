@@ -162,6 +162,7 @@ const LOAD_CONTROL_STATUS_S = 300;
  * energy-load-control: every node measuring one device on one config node shares one short-energy read
  * per evaluation (at the shortest interval of them) and one status read per switch device about every
  * 5 minutes. The group's cost is counted once, on its member with the smallest id; the others cost 0.
+ * A run target in surplus mode adds one long-energy read a day (the last day, for the forecast of the sun).
  * Not counted: the first device read, and a PATCH plus a few pending reads per switching.
  */
 function loadControlRequestsPerDay(node: SavedNode, flow: readonly SavedNode[]): number {
@@ -176,7 +177,8 @@ function loadControlRequestsPerDay(node: SavedNode, flow: readonly SavedNode[]):
   const intervalS = Math.min(...intervals);
   const switchDevices = new Set(group.map((n) => String(n.switchDeviceId || n.deviceId)));
   const statusEveryS = Math.ceil(LOAD_CONTROL_STATUS_S / intervalS) * intervalS;
-  return Math.ceil(DAY_S / intervalS + switchDevices.size * (DAY_S / statusEveryS));
+  const forecast = group.some((n) => n.mode === 'surplus' && (Number(n.runFor) > 0 || (n.cheapBelow !== undefined && n.cheapBelow !== ''))) ? 1 : 0;
+  return Math.ceil(DAY_S / intervalS + switchDevices.size * (DAY_S / statusEveryS)) + forecast;
 }
 
 /** What `node` costs a day: its own polling plus the scheduled messages that reach it, each at its per-trigger cost. */

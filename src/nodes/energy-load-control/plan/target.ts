@@ -85,6 +85,7 @@ export function planTarget(input: TargetInput): { memory: LoadMemory; state: Tar
   const nextIndex = result.units.findIndex((u, i) => u.on && i > 0 && !result.units[i - 1].on);
   const state: TargetState = {
     period,
+    zone,
     runForS: target.runForS,
     runS: run.seconds,
     plannedS: result.plannedS,
