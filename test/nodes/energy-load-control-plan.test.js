@@ -4,7 +4,7 @@
 // bad price lists refused whole, run time kept across a redeploy, and nodes without a target unchanged.
 const assert = require('node:assert/strict');
 const { helper, load, nodeFile, apiConfig, loggedText, assertNoKey } = require('../support/env');
-const { DEV, NODES, until, useLoadControlSuite } = require('./energy-load-control-fixtures');
+const { DEV, NODES, until, coreNode, useLoadControlSuite } = require('./energy-load-control-fixtures');
 const { SIM_AMBER_KEY, amberSiteId } = require('../../dist/simulator');
 
 const T0 = Date.UTC(2026, 6, 15, 3, 0, 0) / 1000; // 13:00 in Sydney, a Wednesday in winter
@@ -114,4 +114,33 @@ describe('energy-load-control run targets (Node-RED, simulator clock)', function
     assert.equal(f.lastEval(again, 'a').runTime, 1260);
     assert.equal(f.patchLog().length, 1, 'still the one block, not switched again');
   });
+
+  for (const name of ['Hot water - solar first, cheapest slots otherwise, 3 h by 5 pm', 'Pool pump - 4 h a day in the cheapest slots']) {
+    it(`example "${name}" gets Amber prices from the simulator, plans and reports without errors`, async function () {
+      const example = require(`../../examples/${name}.json`);
+      const flow = example.map((n) => {
+        if (n.type === 'energy-api') return { ...n, baseUrl: f.sim.baseUrl, tps: 100 };
+        if (n.type === 'energy-price') return { ...n, baseUrl: f.sim.amberUrl };
+        return n;
+      });
+      const [loadNode] = flow.filter((n) => n.type === 'energy-load-control');
+      const price = flow.find((n) => n.type === 'energy-price');
+      const tab = { id: loadNode.z, type: 'tab', label: name };
+      await load([...NODES, nodeFile('energy-price'), ...['20-inject', '21-debug', '90-comment'].map(coreNode)], [tab, ...flow],
+        { '4e3a9c2f10d0c0f1': { apiKey: f.sim.keys.full }, [price.id]: { apiKey: SIM_AMBER_KEY } });
+      const statuses = [];
+      const plans = [];
+      helper.getNode(loadNode.id).on('call:status', (call) => statuses.push(call.args[0]));
+      helper.getNode(loadNode.wires[2][0]).on('input', (msg) => plans.push(msg));
+      await until(() => plans.some((p) => p.payload.some((s) => s.price !== null)), 'a plan on the Amber prices');
+      assert.deepEqual(statuses.filter((st) => st.fill === 'red'), []);
+      const plan = plans.at(-1);
+      assert.equal(plan.runFor, loadNode.runFor);
+      assert.equal(plan.payload.at(-1).end, plan.by);
+      assert.equal(plan.short, 0);
+      assert.equal(plan.plannedTime, loadNode.runFor);
+      assert.equal(f.patches().length, 0, 'a dry run: nothing switched');
+      assert.equal(f.sim.control.log().filter((r) => r.path.startsWith('/amber/v1/')).length, 1, 'one price request at deploy');
+    });
+  }
 });

@@ -60,10 +60,10 @@ export function evaluationMsg(ids: LoadIds, evaluation: Evaluation, memory: Load
   } as NodeMessage;
 }
 
-/** With a run target: seconds run so far and the target, and the import price now. */
+/** With a run target: seconds run so far and the target, the import price now, and the next planned start (unix s). */
 function targetFields(evaluation: Evaluation): Record<string, unknown> {
   const target = evaluation.target as NonNullable<Evaluation['target']>;
-  return { runTime: target.runS, runFor: target.runForS, price: target.priceMicros === null ? null : fromMicros(target.priceMicros) };
+  return { runTime: target.runS, runFor: target.runForS, price: target.priceMicros === null ? null : fromMicros(target.priceMicros), next: target.nextStart ?? null };
 }
 
 function kw(watts: number | null): string {
