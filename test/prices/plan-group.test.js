@@ -58,8 +58,8 @@ describe('run targets in the load-control group (pure)', function () {
   });
 
   it('surplus that arrives after the plan bought from the grid: the evening slot it had planned is dropped', function () {
-    // Cheap grid at 07:00 and 15:00; no sun in yesterday's history; today 3 kW of sun from 11:00 to 12:30 (the 2-minute average reaches on at 11:01).
-    const prices = pricing(local(15, 6), 18, (h) => (h === 7 ? 0.10 : h === 15 ? 0.12 : 0.30));
+    // Cheap grid at 07:00 (0.10) and 15:00 (0.20); no sun in yesterday's history; today 3 kW of sun from 11:00 to 12:30.
+    const prices = pricing(local(15, 6), 18, (h) => (h === 7 ? 0.10 : h === 15 ? 0.20 : 0.30));
     const s = settings({ loadChannel: 1 }, { runForS: 2 * H, byMinute: 17 * 60 });
     const solar = (t) => (t >= local(15, 11) && t < local(15, 12, 30) ? 3000 : 0);
     let memory = { state: 'off' };
@@ -82,7 +82,9 @@ describe('run targets in the load-control group (pure)', function () {
       }
     }
     assert.deepEqual(planAt1055, ['15:00-16:00 cheapest'], 'before the sun: one more hour of grid in the afternoon');
-    assert.deepEqual(switches, ['07:00 on cheapest', '08:00 off noSurplus', '11:01 on surplus', '12:30 off noSurplus']);
-    assert.equal(memory.run.seconds, H + 89 * 60, '07:00–08:00 from the grid, 11:01–12:30 on the sun');
+    // The sun measured at 11:01 (0.05 of lost feed-in, fading into yesterday's none over an hour) beats the 0.20 grid hour:
+    // the plan starts at the next 5-minute unit and stops when the target is met (the feed-in pays: no reason to run on).
+    assert.deepEqual(switches, ['07:00 on cheapest', '08:00 off cheapest', '11:05 on surplus', '12:05 off steady']);
+    assert.equal(memory.run.seconds, 2 * H, '07:00–08:00 from the grid, 11:05–12:05 on the sun');
   });
 });

@@ -2,7 +2,7 @@
 // The run-target planner as pure code, on hand-worked cases: every expected plan below was worked out by
 // hand from the prices given (costs in micro-units: a 1 kW load in a 30-minute unit uses 0.5 kWh).
 const assert = require('node:assert/strict');
-const { plan, START_PENALTY } = require('../../dist/nodes/energy-load-control/plan/planner');
+const { plan, startPenalty } = require('../../dist/nodes/energy-load-control/plan/planner');
 const { targetPeriod, parseBy } = require('../../dist/nodes/energy-load-control/plan/period');
 const { buildUnits } = require('../../dist/nodes/energy-load-control/plan/units');
 const { countRun } = require('../../dist/nodes/energy-load-control/plan/runtime');
@@ -51,20 +51,23 @@ describe('run-target planner (pure, hand-worked)', function () {
     });
   });
 
-  it('ties: of equal prices the earliest, in one block (each run started costs START_PENALTY)', function () {
+  it('ties: of equal prices the earliest, in one block (a run started costs 15 minutes of the load at 0.20)', function () {
     const p = plan(request(units([0.3, 0.1, 0.1, 0.1, 0.1, 0.3]), { needS: 2 * 1800 }), T);
     assert.equal(ons(p), '011000');
     assert.equal(reasons(p), '- cheapest cheapest - - -');
     // 2 units × 0.5 kWh × 0.10 $/kWh.
     assert.equal(p.costMicros, 100000);
     assert.equal(p.shortS, 0);
-    assert.ok(START_PENALTY > 0);
+    // A 1 kW load: 0.25 kWh at 0.20 $/kWh.
+    assert.equal(startPenalty(1000), 50000);
   });
 
-  it('two cheap units apart make two blocks only when what they save beats a second start', function () {
-    // 0.10 and 0.11 apart (0.5 kWh each): 50000 + 55000 + 2 starts; 0.12 next to 0.10: 50000 + 60000 + 1 start.
+  it('two cheap units apart make two blocks only when what they save beats a second start (50000 for 1 kW)', function () {
+    // 0.10 and 0.11 apart (0.5 kWh each): 50000 + 55000 + 2 × 50000 = 205000; next to the 0.10 only 0.5: 300000 + 50000.
     assert.equal(ons(plan(request(units([0.5, 0.10, 0.5, 0.11, 0.5]), { needS: 3600 }), T)), '01010');
-    assert.equal(ons(plan(request(units([0.5, 0.10, 0.1095, 0.5, 0.10]), { needS: 3600 }), T)), '01100');
+    // 0.10 and 0.18 together: 50000 + 90000 + 50000 = 190000; 0.10 and 0.10 apart: 100000 + 100000 = 200000.
+    assert.equal(ons(plan(request(units([0.5, 0.10, 0.18, 0.5, 0.10]), { needS: 3600 }), T)), '01100');
+    assert.equal(ons(plan(request(units([0.5, 0.10, 0.21, 0.5, 0.10]), { needS: 3600 }), T)), '01001');
   });
 
   it('a target that needs every remaining unit runs them all for the deadline; one more is short', function () {
@@ -123,12 +126,15 @@ describe('run-target planner (pure, hand-worked)', function () {
     assert.equal(plan(request(u, { needS: 1800, useSurplus: false }), T).units[1].on, true);
   });
 
-  it('units follow the price slots: 30-minute prices make 30-minute units; now cuts the first one short', function () {
+  it('units are 5 minutes on the clock, priced from their slot; now cuts the first one short', function () {
     const prices = readPrices([{ start: T, end: T + 1800, price: 0.2 }, { start: T + 1800, end: T + 3600, price: 0.3 }], { source: 'msg.prices' }).periods;
-    const u = buildUnits({ nowS: T + 600, endS: T + 3600, prices, tariff: [], surplus: () => 0 });
-    assert.deepEqual(u.map((x) => [x.start - T, x.end - T, x.importMicros]), [[600, 1800, 200000], [1800, 3600, 300000]]);
+    const u = buildUnits({ nowS: T + 640, endS: T + 2400, prices, tariff: [], surplus: () => 0 });
+    assert.deepEqual(u.map((x) => [x.start - T, x.end - T, x.importMicros, x.slotKey]), [
+      [640, 900, 200000, `p${T}`], [900, 1200, 200000, `p${T}`], [1200, 1500, 200000, `p${T}`], [1500, 1800, 200000, `p${T}`],
+      [1800, 2100, 300000, `p${T + 1800}`], [2100, 2400, 300000, `p${T + 1800}`],
+    ]);
     const none = buildUnits({ nowS: T, endS: T + 900, prices: [], tariff: [], surplus: () => 0 });
-    assert.deepEqual(none.map((x) => x.importMicros), [null]);
+    assert.deepEqual(none.map((x) => x.importMicros), [null, null, null], 'no price known: unpriced units');
   });
 
   it('run time counts while on, the part of an interval before a change, and nothing across a long gap', function () {
@@ -177,8 +183,8 @@ describe('run-target planning on a device clock (planTarget)', function () {
     const r = run({ settings: settings({ runForS: 24 * H }), now: Date.parse('2026-04-04T13:00:00Z'), prices });
     assert.equal(r.state.period.end - r.state.period.start, 25 * H);
     const off = r.state.plan.map((u, i) => (u.on ? null : i)).filter((i) => i !== null);
-    // 30-minute units (hour boundaries are also half-hour ones): the dearest hour is two units.
-    assert.deepEqual(off, [38, 39]);
+    // 5-minute units: the dearest hour is units 228 to 239.
+    assert.deepEqual(off, Array.from({ length: 12 }, (_, i) => 228 + i));
   });
 
   it('a deadline past midnight: 2 h by 06:00 at 22:00 takes the cheapest night hours', function () {

@@ -76,8 +76,8 @@ function planRule(plan: PlanNow): { want: LoadState; reason: Reason } {
 }
 
 /**
- * Surplus mode with a target: the surplus rule and the plan each may keep the load on. It goes on when
- * either asks, and off only when the surplus is gone and the plan has nothing here.
+ * Surplus mode with a target but no price for now: the surplus rule and the plan each may keep the load on.
+ * It goes on when either asks, and off only when the surplus is gone and the plan has nothing here.
  */
 function surplusAndPlan(view: LoadView, rule: { want?: LoadState; reason: Reason }, plan: PlanNow): { want?: LoadState; reason: Reason; fromPlan?: boolean } {
   const on = view.state === 'on';
@@ -125,6 +125,12 @@ export function decide(settings: LoadSettings, memory: LoadMemory, view: LoadVie
     return { ...change(wanted.want, wanted.reason), fromPlan: true };
   }
   const rule = modeRule(settings, view, view.signal, onAt, offAt);
+  if (settings.mode === 'surplus' && view.plan?.priced) {
+    // With prices the plan weighs the sun itself (surplus costs the lost feed-in, measured now, forecast later):
+    // the sun is used in the slots where it is worth most, not just the first ones it shines in.
+    const wanted = planRule(view.plan);
+    return { ...change(wanted.want, wanted.reason), fromPlan: wanted.want === 'on' };
+  }
   if (settings.mode === 'surplus' && view.plan) {
     const both = surplusAndPlan(view, rule, view.plan);
     return { ...change(both.want, both.reason), fromPlan: both.fromPlan };

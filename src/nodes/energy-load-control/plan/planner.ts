@@ -31,7 +31,7 @@ export interface PlanRequest {
 export interface UnitPlan {
   on: boolean;
   reason?: PlanReason;
-  /** What running this whole unit costs (micro-units); null when it has no price. */
+  /** What running this whole unit costs (micro-units, not rounded); null when it has no price. */
   costMicros: number | null;
   /** Above maxPrice and not covered by surplus: the plan may not buy here. */
   tooExpensive: boolean;
@@ -47,9 +47,15 @@ export interface Plan {
   costMicros: number;
 }
 
-/** Each run the plan starts costs this much extra (micro-units): of two equal plans, the one with fewer switchings wins. */
-export const START_PENALTY = 5000;
-/** Running beyond the target (only to finish a block) never earns: at least this much per unit. */
+/**
+ * What each run the plan starts costs in its eyes: what START_MINUTES of the load would cost at START_PRICE per kWh
+ * (15 minutes at 0.20). A slot apart must save more than that to be worth another start, so the plan merges, and a
+ * sun that comes and goes does not make it switch at every evaluation.
+ */
+export const START_MINUTES = 15;
+export const START_PRICE_MICROS = 200_000;
+export const startPenalty = (powerW: number): number => (powerW * START_MINUTES * 60 / 3.6e6) * START_PRICE_MICROS;
+/** Running beyond the target (only to finish a block) never earns: at least this much per unit, unless the unit is cheapBelow. */
 const BEYOND_TARGET = 1000;
 /** A unit without a price is used only when no priced unit is left. */
 const UNPRICED = 1e12;
@@ -77,7 +83,7 @@ function facts(req: PlanRequest, nowS: number): UnitFacts[] {
     const share = req.useSurplus && req.powerW > 0 ? Math.min(1, Math.max(0, u.surplusW / req.powerW)) : 0;
     const priced = u.importMicros !== null;
     const perKwh = priced ? (u.importMicros as number) * (1 - share) + u.exportMicros * share : 0;
-    const costMicros = priced ? Math.round((req.powerW * d / 3.6e6) * perKwh) : null;
+    const costMicros = priced ? (req.powerW * d / 3.6e6) * perKwh : null;
     const cheap = priced && req.cheapBelowMicros !== undefined && (u.importMicros as number) <= req.cheapBelowMicros;
     const mustRun = u.start < nowS + req.mustRunS;
     const forcedOff = !mustRun && u.start < nowS + req.mustRestS;
@@ -101,26 +107,32 @@ interface Best {
  * The plan: on/off per unit, meeting `needS` at the lowest cost, subject to the holds. Dynamic programming
  * over (units run toward the target, on/off, units in the current state since the plan last switched);
  * the objective is, in order: the least shortfall, then the fewest units without a price, then the cost
- * plus START_PENALTY per run started. Unit 0 (now) may be shorter than the others; it is chosen outside
+ * plus startPenalty per run started. Unit 0 (now) may be shorter than the others; it is chosen outside
  * the recursion so the rest run on whole units. Pure and deterministic.
  */
 export function plan(req: PlanRequest, nowS: number): Plan {
   const units = facts(req, nowS);
   const n = units.length;
+  const penalty = startPenalty(req.powerW);
   if (n === 0) return { units: [], shortS: Math.max(0, req.needS), plannedS: 0, costMicros: 0 };
   const u = n > 1 ? units[1].d : units[0].d;
   const runUnits = Math.ceil(req.minRunS / u);
   const restUnits = Math.ceil(req.minRestS / u);
   let best: { first: boolean; path: Uint8Array; shortS: number; value: number } | undefined;
+  // Units that must run (a block, minOn, cheapBelow) count toward the target first: the free choice is only what they leave.
+  const forcedLater = units.slice(1).filter((f) => f.forcedOn).length;
   for (const first of [true, false]) {
     const f0 = units[0];
     if (first ? !f0.allowed : f0.forcedOn) continue;
     const needAfter = Math.max(0, req.needS - (first ? f0.d : 0));
-    const k = Math.ceil(needAfter / u - 1e-9);
-    const result = solve(units, k, first, first === req.on ? Math.max(runUnits, restUnits, 1) : 0, runUnits, restUnits);
+    const k = Math.max(0, Math.ceil(needAfter / u - 1e-9) - forcedLater);
+    // Unit 0 is the first of a run or gap the plan starts now (else the state goes on: free to change).
+    const result = solve(units, k, first, first === req.on ? Math.max(runUnits, restUnits, 1) : 1, runUnits, restUnits, penalty);
     if (result.k < 0) continue;
-    const shortS = Math.max(0, needAfter - result.k * u);
-    const value = result.value + (first ? f0.value + (req.on ? 0 : START_PENALTY) : 0);
+    const shortS = Math.max(0, needAfter - (result.k + forcedLater) * u);
+    // Unit 0 beyond the target (it is met) never earns either, unless it must run.
+    const value0 = req.needS > 0 || f0.forcedOn ? f0.value : Math.max(0, f0.value) + BEYOND_TARGET;
+    const value = result.value + (first ? value0 + (req.on ? 0 : penalty) : 0);
     if (!best || shortS < best.shortS || (shortS === best.shortS && value < best.value)) best = { first, path: result.path, shortS, value };
   }
   // Unit 0 can be neither on nor off (it must run and must rest): the hold wins, nothing is planned.
@@ -130,7 +142,7 @@ export function plan(req: PlanRequest, nowS: number): Plan {
 }
 
 /** The best path over units 1..n−1 from state (first, age), needing k more whole units. */
-function solve(units: UnitFacts[], need: number, first: boolean, age0: number, runUnits: number, restUnits: number): Best {
+function solve(units: UnitFacts[], need: number, first: boolean, age0: number, runUnits: number, restUnits: number, penalty: number): Best {
   const n = units.length;
   const ages = Math.max(runUnits, restUnits, 1) + 1;
   const size = (need + 1) * 2 * ages;
@@ -156,9 +168,10 @@ function solve(units: UnitFacts[], need: number, first: boolean, age0: number, r
         let add = 0;
         let k2 = k;
         if (c === 1) {
-          add = k < need || f.cheap ? f.value : Math.max(0, f.value) + BEYOND_TARGET;
-          if (s === 0) add += START_PENALTY;
-          k2 = Math.min(need, k + 1);
+          // Forced units are counted toward the target before the recursion (they run whatever it chooses).
+          add = f.forcedOn || k < need ? f.value : Math.max(0, f.value) + BEYOND_TARGET;
+          if (s === 0) add += penalty;
+          if (!f.forcedOn) k2 = Math.min(need, k + 1);
         }
         const target = index(k2, c, a2);
         if (v + add < next[target]) {
@@ -169,21 +182,28 @@ function solve(units: UnitFacts[], need: number, first: boolean, age0: number, r
     }
     [value, next] = [next, value];
   }
-  let bestState = -1;
-  for (let state = 0; state < size; state++) {
-    if (value[state] === Infinity) continue;
+  // A run may end at the deadline shorter than minBlock: its block goes on past the deadline (counted there), and
+  // near a deadline that cannot be met running what it can beats running nothing. What it runs on past the
+  // deadline is charged at the last unit's price, so ending a plan that way is no trick to dodge minBlock.
+  const last = units[n - 1];
+  const overrunValue = (state: number): number => {
     const a = state % ages;
     const s = Math.floor(state / ages) % 2;
-    // A run the plan started must reach its minimum before the end: no block is started that cannot finish.
-    if (n > 1 && s === 1 && a < runUnits && a < ages - 1) continue;
+    return n > 1 && s === 1 && a < runUnits && a < ages - 1 ? (runUnits - a) * (Math.max(0, last.value) + BEYOND_TARGET) : 0;
+  };
+  let bestState = -1;
+  let bestValue = Infinity;
+  for (let state = 0; state < size; state++) {
+    if (value[state] === Infinity) continue;
     const k = Math.floor(state / ages / 2);
-    if (bestState < 0) { bestState = state; continue; }
+    const v = value[state] + overrunValue(state);
+    if (bestState < 0) { bestState = state; bestValue = v; continue; }
     const bk = Math.floor(bestState / ages / 2);
-    if (k > bk || (k === bk && value[state] < value[bestState])) bestState = state;
+    if (k > bk || (k === bk && v < bestValue)) { bestState = state; bestValue = v; }
   }
   const path = new Uint8Array(n);
   if (bestState < 0) return { k: -1, value: Infinity, path };
-  const result = { k: Math.floor(bestState / ages / 2), value: value[bestState], path };
+  const result = { k: Math.floor(bestState / ages / 2), value: bestValue, path };
   for (let i = n - 1, state = bestState; i >= 1; i--) {
     path[i] = Math.floor(state / ages) % 2;
     state = from[i * size + state];
@@ -206,7 +226,7 @@ function describe(req: PlanRequest, units: UnitFacts[], on: boolean[]): Plan {
   return {
     shortS,
     plannedS,
-    costMicros,
+    costMicros: Math.round(costMicros),
     units: units.map((f, i) => {
       const planned: UnitPlan = { on: on[i], costMicros: f.costMicros, tooExpensive: f.tooExpensive };
       if (!on[i]) return planned;

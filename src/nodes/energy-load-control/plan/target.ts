@@ -5,6 +5,9 @@ import { plan, type PlanReason } from './planner.js';
 import { countRun } from './runtime.js';
 import { buildUnits } from './units.js';
 
+/** How long the surplus measured now weighs on the expectation of the slots after it. */
+const NOWCAST_S = 3600;
+
 /** What the plan asks of the load now. */
 export interface PlanNow {
   on: boolean;
@@ -13,6 +16,8 @@ export interface PlanNow {
   tooExpensive: boolean;
   /** Nothing more is needed in this period. */
   met: boolean;
+  /** The slot now has a price: the plan can weigh the sun against the grid (else surplus mode falls back to its rule). */
+  priced: boolean;
 }
 
 export interface TargetInput {
@@ -51,7 +56,9 @@ export function planTarget(input: TargetInput): { memory: LoadMemory; state: Tar
     drawnWhileOffS: input.drawnWhileOffS,
     maxGapS: Math.max(600, settings.staleAfterS),
   });
-  const block = input.memory.block && input.memory.block.until > now && on ? input.memory.block : undefined;
+  // A block is on its way while the switch-on is pending on the device: it must not be forgotten meanwhile.
+  const running = on || input.memory.pending?.target === 'on';
+  const block = input.memory.block && input.memory.block.until > now && running ? input.memory.block : undefined;
   const memory: LoadMemory = { ...input.memory, run };
   if (!block) delete memory.block;
   const blockLeftS = block ? Math.ceil((block.until - now) / 1000) : 0;
@@ -62,8 +69,12 @@ export function planTarget(input: TargetInput): { memory: LoadMemory; state: Tar
     tariff: input.tariff(nowS, period.end),
     surplus: (from, to) => {
       if (settings.mode !== 'surplus') return 0;
-      if (from === nowS && input.measuredSurplusW !== null) return Math.max(0, input.measuredSurplusW);
-      return input.expectedSurplusW(from, to);
+      const measured = input.measuredSurplusW === null ? null : Math.max(0, input.measuredSurplusW);
+      if (measured === null) return input.expectedSurplusW(from, to);
+      if (from === nowS) return measured;
+      // The sun measured now fades into yesterday's over the next hour: clouds come and go, but not at once.
+      const weight = Math.max(0, 1 - (from - nowS) / NOWCAST_S);
+      return weight * measured + (1 - weight) * input.expectedSurplusW(from, to);
     },
   });
   const needS = Math.max(0, target.runForS - run.seconds);
@@ -99,6 +110,6 @@ export function planTarget(input: TargetInput): { memory: LoadMemory; state: Tar
   return {
     memory,
     state,
-    now: { on: first?.on ?? false, reason: first?.reason, tooExpensive: first?.tooExpensive ?? false, met: needS === 0 },
+    now: { on: first?.on ?? false, reason: first?.reason, tooExpensive: first?.tooExpensive ?? false, met: needS === 0, priced: (units[0]?.importMicros ?? null) !== null },
   };
 }

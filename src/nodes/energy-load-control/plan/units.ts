@@ -28,19 +28,18 @@ export interface UnitSources {
   surplus(from: number, to: number): number;
 }
 
-/** The longest unit that every price boundary in the span falls on: 30, 15 or 5 minutes. */
-export function unitLength(sources: Pick<UnitSources, 'nowS' | 'endS' | 'prices' | 'tariff'>): number {
-  const inSpan = (t: number): boolean => t > sources.nowS && t < sources.endS;
-  const edges = [sources.endS];
-  for (const list of [sources.prices, sources.tariff]) for (const p of list) for (const t of [p.start, p.end]) if (inSpan(t)) edges.push(t);
-  return [1800, 900, 300].find((u) => edges.every((t) => t % u === 0)) ?? 300;
-}
+/**
+ * Units are 5 minutes long (the finest slot any source has; on the clock, so a 30-minute price is six units):
+ * the unit now, cut short by the clock, is never more than 5 minutes, so what the plan needs of whole units
+ * is never more than 5 minutes off, and minBlock, minOn and minOff hold to 5 minutes.
+ */
+export const UNIT_S = 300;
 
 /** The units from now to the end of the period, each priced from the price list, else the tariff. */
 export function buildUnits(sources: UnitSources): Unit[] {
   const { nowS, endS } = sources;
   if (endS <= nowS) return [];
-  const u = unitLength(sources);
+  const u = UNIT_S;
   const units: Unit[] = [];
   for (let start = nowS; start < endS;) {
     const end = Math.min(endS, (Math.floor(start / u) + 1) * u);
