@@ -16,10 +16,12 @@
 // Gated in the exit code for the plan: every target met, no PATCH within a hold time, at most 6 switchings per load and
 // day, and a cost at least 10 % below the best of the other three that met every target.
 // Options (env): DAYS (default 30), START (local ISO date, default 2026-10-01: the month has Sydney's 23-hour DST day).
+const { spawn } = require('node:child_process');
 const path = require('node:path');
+const { monitorEventLoopDelay } = require('node:perf_hooks');
 const { DateTime } = require('luxon');
 const helper = require('node-red-node-test-helper');
-const { startSimulator, SIM_KEYS, SIM_DEVICES, SIM_AMBER_KEY, amberSiteId } = require('../dist/simulator');
+const { SIM_KEYS, SIM_DEVICES, SIM_AMBER_KEY, amberSiteId } = require('../dist/simulator');
 const { EnergyApiClient } = require('../dist/api');
 
 helper.init(require.resolve('node-red'));
@@ -53,6 +55,37 @@ const LOWEST_PRICE_PERIOD = { 'hot water': [0, 17], 'pool pump': [0, 24] };
 const local = (t) => DateTime.fromSeconds(t, { zone: ZONE });
 const pct = (x) => `${(x * 100).toFixed(0)} %`;
 
+/**
+ * The simulator in its own process (bench/sim-process.js), so the heap and event loop measured are Node-RED's and
+ * the nodes'. Its clock is frozen and stepped from here; the nodes read the time stepped to.
+ */
+async function remoteSimulator(opts) {
+  const child = spawn(process.execPath, [path.join(__dirname, 'sim-process.js'), JSON.stringify(opts)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise((resolve, reject) => {
+    let buffer = '';
+    child.stdout.on('data', (chunk) => {
+      buffer += chunk;
+      if (buffer.includes('\n')) resolve(buffer.slice(0, buffer.indexOf('\n')).trim());
+    });
+    child.once('exit', (code) => reject(new Error(`the simulator process exited (${code})`)));
+  });
+  let now = opts.now;
+  const call = async (method, route, body) => {
+    const res = await fetch(`${url}/__sim/${route}`, { method, headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    return res.json();
+  };
+  return {
+    baseUrl: `${url}/v3`,
+    amberUrl: `${url}/amber/v1`,
+    now: () => now,
+    async setClock(t) { now = t; await call('POST', 'clock', { now: t }); },
+    log: () => call('GET', 'log'),
+    clearLog: () => call('DELETE', 'log'),
+    async reset() { await call('POST', 'reset'); now = opts.now; await call('POST', 'limits', { tps: 1000, tpd: 10_000_000 }); },
+    close: () => new Promise((resolve) => { child.once('exit', resolve); child.kill('SIGTERM'); }),
+  };
+}
+
 async function amber(sim, route) {
   const res = await fetch(`${sim.amberUrl}${route}`, { headers: { Authorization: `Bearer ${SIM_AMBER_KEY}` } });
   if (!res.ok) throw new Error(`Amber endpoint answered ${res.status} to ${route}`);
@@ -61,7 +94,7 @@ async function amber(sim, route) {
 
 /** Amber's final 30-minute prices of the month (c/kWh): import (general) and feed-in, by interval end. */
 async function finalPrices(sim) {
-  sim.control.setClock({ now: END_S + 2 * 86400 });
+  await sim.setClock(END_S + 2 * 86400);
   const byEnd = new Map();
   for (let day = START; day.toSeconds() < END_S; day = day.plus({ days: 7 })) {
     const first = day.setZone('UTC+10').toISODate();
@@ -109,9 +142,12 @@ function periods(load) {
   return out;
 }
 
-/** From the simulator's PATCH log: targets met, switchings per day, PATCHes within a hold time. */
-function switchingFacts(log) {
-  const patches = log.filter((r) => r.method === 'PATCH' && r.simNow >= START_S && r.simNow < END_S)
+/** The PATCHes of the simulator's request log (the Node-RED runs keep them and clear the log as they go). */
+const patchesOf = (log) => log.filter((r) => r.method === 'PATCH');
+
+/** From the simulator's PATCHes: targets met, switchings per day, PATCHes within a hold time. */
+function switchingFacts(patchLog) {
+  const patches = patchLog.filter((r) => r.simNow >= START_S && r.simNow < END_S)
     .flatMap((r) => (r.body?.switches ?? []).map((sw) => ({ t: r.simNow, switchId: sw.id, state: sw.state })));
   return LOADS.map((load) => {
     const own = patches.filter((p) => p.switchId === load.switchId);
@@ -150,7 +186,7 @@ async function runChanges(sim, client, changesOfDay) {
   for (let day = START; day.toSeconds() < END_S; day = day.plus({ days: 1 })) {
     const changes = (await changesOfDay(day)).filter((c) => c.t >= START_S && c.t < END_S).sort((a, b) => a.t - b.t);
     for (const c of changes) {
-      sim.control.setClock({ now: c.t });
+      await sim.setClock(c.t);
       await client.updateDevice(DEV, { switches: [{ id: c.switchId, state: c.state }] });
     }
   }
@@ -164,7 +200,7 @@ const timerChanges = async (day) => LOADS.flatMap((l) => {
 /** power-saver's lowest price: the cheapest slots of the period from the forecast known at its start, as blocks. */
 function lowestPriceChanges(sim) {
   return async (day) => {
-    sim.control.setClock({ now: day.toSeconds() });
+    await sim.setClock(day.toSeconds());
     const forecast = (await amber(sim, `/sites/${amberSiteId(DEV)}/prices/current?next=50&resolution=30`)).filter((i) => i.channelType === 'general');
     return LOADS.flatMap((l) => {
       const [from, to] = LOWEST_PRICE_PERIOD[l.name];
@@ -214,8 +250,22 @@ async function runNodeRed(sim, flowNodes, { priceId } = {}) {
   const price = priceId ? helper.getNode(priceId) : undefined;
   const evaluated = (t, times) => loads.every((l) => (seen.get(`${l.name}@${t * 1000}`) ?? 0) >= times);
   let evaluations = 0;
+  const patches = [];
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  // The heap is compared from the end of the first simulated day (modules, JIT and the first lists warmed up) to the end.
+  const warm = Math.min(START_S + 86400, END_S - STEP_S);
+  let heapBefore = 0;
+  loop.enable();
   for (let t = START_S; t < END_S; t += STEP_S) {
-    sim.control.setClock({ now: t });
+    // The test helper's spies keep every call (with a stack): forgotten, so the run measures the nodes, not them.
+    helper._sandbox.resetHistory();
+    if (t === warm) {
+      loop.disable();
+      global.gc?.();
+      heapBefore = process.memoryUsage().heapUsed;
+      loop.enable();
+    }
+    await sim.setClock(t);
     // energy-price asks Amber ~2 min into each half hour and once more when its estimate turns final (at 26 min);
     // each load re-plans on the new list (two evaluations of the group), else the group evaluates once.
     const poll = price && (t % 1800 === 120 || t % 1800 === 1560 || t === START_S);
@@ -225,25 +275,30 @@ async function runNodeRed(sim, flowNodes, { priceId } = {}) {
     while (!evaluated(t, times)) await new Promise((resolve) => { wake = resolve; });
     evaluations += times * loads.length;
     for (const l of loads) seen.delete(`${l.name}@${t * 1000}`);
+    // The simulator's request log would grow by a month of reads: only the PATCHes are kept.
+    if (t % 3600 === 0 || t + STEP_S >= END_S) {
+      patches.push(...patchesOf(await sim.log()));
+      await sim.clearLog();
+    }
   }
+  loop.disable();
+  helper._sandbox.resetHistory();
+  global.gc?.();
+  const heapGrowthMb = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
   await helper.unload();
-  return evaluations;
+  return { evaluations, heapGrowthMb, patches, loopMaxMs: loop.max / 1e6, loopP99Ms: loop.percentile(99) / 1e6 };
 }
 
 async function main() {
-  const sim = await startSimulator({ port: 0, now: START_S });
-  sim.control.setLimits({ tps: 1000, tpd: 10_000_000 });
-  helper.settings({ energyApi: { now: () => sim.control.now() * 1000 } });
+  const sim = await remoteSimulator({ now: START_S, tps: 1000, tpd: 10_000_000 });
+  helper.settings({ energyApi: { now: () => sim.now() * 1000 } });
   await new Promise((resolve) => helper.startServer(resolve));
-  const client = new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: SIM_KEYS.full, tps: 1000, tpd: 10_000_000, now: () => sim.control.now() * 1000 });
-  const fresh = () => {
-    sim.control.reset();
-    sim.control.setLimits({ tps: 1000, tpd: 10_000_000 });
-  };
+  const client = new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: SIM_KEYS.full, tps: 1000, tpd: 10_000_000, now: () => sim.now() * 1000 });
+  const fresh = () => sim.reset();
   try {
     const prices = await finalPrices(sim);
-    fresh();
-    sim.control.setClock({ now: END_S + 3600 });
+    await fresh();
+    await sim.setClock(END_S + 3600);
     const off = await siteCost(client, prices);
     const hotPrice = HOT_EXAMPLE.find((n) => n.type === 'energy-price');
     const strategies = [
@@ -254,19 +309,20 @@ async function main() {
     ];
     const results = [];
     for (const s of strategies) {
-      fresh();
+      await fresh();
       const started = Date.now();
-      await s.run();
+      const ran = await s.run();
       const seconds = (Date.now() - started) / 1000;
-      const facts = switchingFacts(sim.control.log());
+      const patchLog = ran?.patches ?? patchesOf(await sim.log());
+      const facts = switchingFacts(patchLog);
       if (process.env.SHOW_PATCHES) {
-        for (const r of sim.control.log().filter((x) => x.method === 'PATCH')) console.log(`  ${s.name} ${local(r.simNow).toFormat('MM-dd HH:mm')} ${JSON.stringify(r.body.switches.map((w) => `${w.id.slice(-2)} ${w.state}`))}`);
+        for (const r of patchLog) console.log(`  ${s.name} ${local(r.simNow).toFormat('MM-dd HH:mm')} ${JSON.stringify(r.body.switches.map((w) => `${w.id.slice(-2)} ${w.state}`))}`);
       }
-      sim.control.setClock({ now: END_S + 3600 });
+      await sim.setClock(END_S + 3600);
       const site = await siteCost(client, prices);
       const cost = site.cost - off.cost;
       const kwh = site.loadsKwh - off.loadsKwh;
-      results.push({ name: s.name, cost, kwh, perKwh: kwh > 0 ? cost / kwh : 0, facts, seconds });
+      results.push({ name: s.name, cost, kwh, perKwh: kwh > 0 ? cost / kwh : 0, facts, seconds, ...(ran ?? {}) });
     }
 
     console.log(`price bench: ${DAYS} simulated days of ${DEV} (${ZONE}) from ${START.toISODate()}, Amber 30-minute prices of the simulator, seed 1`);
@@ -283,6 +339,8 @@ async function main() {
       console.log(`${r.name.padEnd(13)} | ${r.cost.toFixed(2).padStart(8)} AUD | ${(r.perKwh * 100).toFixed(1).padStart(7)} c/kWh | ${pct(share).padStart(5)} (${met}) | ${sw} | ${String(early).padStart(3)} | ${r.seconds.toFixed(0)} s`);
     }
     const plan = results.find((r) => r.name === 'plan');
+    const grownDays = Math.max(1, DAYS - 1);
+    if (global.gc) console.log(`the plan in Node-RED: heap from the end of its first day to its last (after GC) ${plan.heapGrowthMb >= 0 ? '+' : ''}${plan.heapGrowthMb.toFixed(1)} MB (${(plan.heapGrowthMb / grownDays).toFixed(2)} MB per simulated day); event loop max ${plan.loopMaxMs.toFixed(0)} ms while stepping (reported, not gated: on a shared machine the OS and GC add their own)`);
     const others = results.filter((r) => r !== plan);
     const comparable = others.filter((r) => r.share === 1);
     const best = comparable.reduce((b, r) => (!b || r.cost < b.cost ? r : b), undefined);

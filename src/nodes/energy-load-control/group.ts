@@ -61,7 +61,7 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
   const held = { surplus: 0, peak: 0 };
   const results = new Map<string, Evaluation>();
   const planned: PlannedDraw[] = [];
-  const forecasts = new Map<string, SurplusForecast>();
+  const forecasts = forecastsOf(site.history);
   const loadChannels = [...new Set(members.flatMap((m) => (m.settings.loadChannel === undefined ? [] : [m.settings.loadChannel])))];
 
   for (const member of ordered) {
@@ -83,7 +83,7 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
     let target: TargetState | undefined;
     const pricing = member.input.pricing;
     if (settings.target && pricing) {
-      const forecastKey = settings.channels.join(',');
+      const forecastKey = `${settings.channels.join(',')}|${loadChannels.join(',')}|${pricing.zone}`;
       let forecast = forecasts.get(forecastKey);
       if (!forecast && site.history) forecasts.set(forecastKey, (forecast = new SurplusForecast(site.history, settings.channels, loadChannels, pricing.zone)));
       const planning = planTarget({
@@ -183,6 +183,15 @@ function heldPower(settings: LoadSettings, memory: LoadMemory, draw: number, pow
   const ranWholeWindow = memory.since === undefined || now - memory.since >= settings.windowS * 1000;
   if (settings.loadChannel === undefined || settings.dryRun || !ranWholeWindow) return power;
   return Math.max(0, draw);
+}
+
+/** The forecasts built on one day's history (read once a day): kept with it, not built again at every evaluation. */
+const forecastCache = new WeakMap<readonly HistoryEntry[], Map<string, SurplusForecast>>();
+function forecastsOf(history: readonly HistoryEntry[] | undefined): Map<string, SurplusForecast> {
+  if (!history) return new Map();
+  let cached = forecastCache.get(history);
+  if (!cached) forecastCache.set(history, (cached = new Map()));
+  return cached;
 }
 
 /** Surplus a load of higher priority is planned to take (W), on a unit of the plan. */

@@ -18,6 +18,8 @@ export class SurplusForecast {
   /** W per local 5-minute slot of the day (0..287); missing slots are unknown. */
   private readonly bySlot = new Map<number, number>();
   private readonly zone: IANAZone;
+  /** The zone's offset (minutes) per hour since 1970: offsets change only on the hour, and asking the zone is slow. */
+  private readonly offsets = new Map<number, number>();
 
   constructor(entries: readonly HistoryEntry[], signalChannels: readonly number[], loadChannels: readonly number[], zone: string) {
     this.zone = IANAZone.create(zone);
@@ -42,7 +44,13 @@ export class SurplusForecast {
   }
 
   private slotOf(t: number): number {
-    const local = t + this.zone.offset(t * 1000) * 60;
+    const hour = Math.floor(t / 3600);
+    let offset = this.offsets.get(hour);
+    if (offset === undefined) {
+      offset = this.zone.offset(hour * 3600 * 1000);
+      this.offsets.set(hour, offset);
+    }
+    const local = t + offset * 60;
     return Math.floor((((local % DAY_S) + DAY_S) % DAY_S) / RECORD_S);
   }
 

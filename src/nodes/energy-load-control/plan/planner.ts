@@ -97,6 +97,17 @@ function facts(req: PlanRequest, nowS: number): UnitFacts[] {
   });
 }
 
+/**
+ * The back pointers of the recursion: up to a few MB for a long target on 5-minute units, allocated once and
+ * grown as needed rather than at every plan (a fresh buffer per evaluation would keep the GC busy). Every
+ * entry read is written first in the same plan, so the buffer needs no clearing.
+ */
+let pointers = new Int32Array(0);
+function backPointers(length: number): Int32Array {
+  if (pointers.length < length) pointers = new Int32Array(Math.max(length, pointers.length * 2));
+  return pointers;
+}
+
 interface Best {
   k: number;
   value: number;
@@ -149,34 +160,34 @@ function solve(units: UnitFacts[], need: number, first: boolean, age0: number, r
   const index = (k: number, s: number, a: number): number => (k * 2 + s) * ages + a;
   let value = new Float64Array(size).fill(Infinity);
   let next = new Float64Array(size);
-  const from = new Int32Array(n * size).fill(-1);
+  const from = backPointers(n * size);
   value[index(0, first ? 1 : 0, Math.min(age0, ages - 1))] = 0;
+  const top = ages - 1;
   for (let i = 1; i < n; i++) {
     next.fill(Infinity);
     const f = units[i];
-    for (let state = 0; state < size; state++) {
-      const v = value[state];
-      if (v === Infinity) continue;
-      const a = state % ages;
-      const s = Math.floor(state / ages) % 2;
-      const k = Math.floor(state / ages / 2);
-      for (let c = 0; c < 2; c++) {
-        if (c === 1 && !f.allowed) continue;
-        if (c === 0 && f.forcedOn) continue;
-        if (c !== s && a < (s === 1 ? runUnits : restUnits)) continue;
-        const a2 = c === s ? Math.min(ages - 1, a + 1) : 1;
-        let add = 0;
-        let k2 = k;
-        if (c === 1) {
-          // Forced units are counted toward the target before the recursion (they run whatever it chooses).
-          add = f.forcedOn || k < need ? f.value : Math.max(0, f.value) + BEYOND_TARGET;
-          if (s === 0) add += penalty;
-          if (!f.forcedOn) k2 = Math.min(need, k + 1);
-        }
-        const target = index(k2, c, a2);
-        if (v + add < next[target]) {
-          next[target] = v + add;
-          from[i * size + target] = state;
+    const base = i * size;
+    const onValue = f.value;
+    const beyondValue = Math.max(0, f.value) + BEYOND_TARGET;
+    const relax = (target: number, candidate: number, state: number): void => {
+      if (candidate < next[target]) {
+        next[target] = candidate;
+        from[base + target] = state;
+      }
+    };
+    for (let k = 0, state = 0; k <= need; k++) {
+      // Forced units are counted toward the target before the recursion (they run whatever it chooses).
+      const add = f.forcedOn || k < need ? onValue : beyondValue;
+      const k2 = f.forcedOn ? k : Math.min(need, k + 1);
+      for (let s = 0; s < 2; s++) {
+        for (let a = 0; a < ages; a++, state++) {
+          const v = value[state];
+          if (v === Infinity) continue;
+          const free = a >= (s === 1 ? runUnits : restUnits);
+          // Off in this unit.
+          if (!f.forcedOn && (s === 0 || free)) relax(index(k, 0, s === 0 ? Math.min(top, a + 1) : 1), v, state);
+          // On in this unit.
+          if (f.allowed && (s === 1 || free)) relax(index(k2, 1, s === 1 ? Math.min(top, a + 1) : 1), v + add + (s === 0 ? penalty : 0), state);
         }
       }
     }
