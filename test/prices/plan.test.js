@@ -187,6 +187,18 @@ describe('run-target planning on a device clock (planTarget)', function () {
     assert.deepEqual(off, Array.from({ length: 12 }, (_, i) => 228 + i));
   });
 
+  it('15-minute prices in Brisbane (no DST): 45 min in one block where a cheaper slot apart is not worth a second start', function () {
+    // 13:00 Brisbane (UTC+10) = 03:00Z; 0.25 kWh per 15 minutes for 1 kW; a start costs 0.05.
+    const t0 = Date.parse('2026-10-04T03:00:00Z') / 1000;
+    const prices = readPrices([0.30, 0.10, 0.12, 0.11, 0.30, 0.09, 0.30, 0.30].map((price, i) => ({ start: t0 + i * 900, end: t0 + (i + 1) * 900, price })), { source: 'msg.prices' }).periods;
+    const r = run({ settings: settings({ runForS: 2700, byMinute: 13 * 60 + 120 }), zone: 'Australia/Brisbane', now: t0 * 1000, prices });
+    assert.equal(r.state.period.end - r.state.period.start, 24 * H, 'Brisbane has no DST day');
+    const on = r.state.units.filter((u, i) => r.state.plan[i].on);
+    // 0.10 + 0.12 + 0.11 in one block (82500 + one start) beats 0.09 + 0.10 + 0.11 in three (75000 + three starts).
+    assert.deepEqual([utc(on[0].start), utc(on.at(-1).end)], ['2026-10-04T03:15:00Z', '2026-10-04T04:00:00Z']);
+    assert.equal(r.state.costMicros, 82500);
+  });
+
   it('a deadline past midnight: 2 h by 06:00 at 22:00 takes the cheapest night hours', function () {
     // 22:00 on 2026-07-15 in Sydney (UTC+10) to 06:00: hours 22, 23, 0, 1, 2, 3, 4, 5.
     const prices = hourly('2026-07-15T12:00:00Z', 8, (i) => [0.30, 0.25, 0.20, 0.12, 0.11, 0.20, 0.25, 0.30][i]);
