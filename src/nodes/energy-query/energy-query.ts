@@ -10,7 +10,7 @@ import { FollowStore, followKey, followWindow, isCompleteBucket, selectNew } fro
 import { ChartBuilder, chartSeries, seriesNames, type ChartSeries } from './outputs.js';
 import { readChartOptions, type ChartDef } from './chart-settings.js';
 import { inSlices, nextTurn } from './chunks.js';
-import { pageMessage, splitMessages } from './messages.js';
+import { chartMessage, pageMessage, splitMessages } from './messages.js';
 import { maxRequestsOf } from '../shared/request-budget.js';
 import { OUTPUT_FORMATS, catchUpSeconds, readSettings, resolveRange, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from './query-settings.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
@@ -133,11 +133,7 @@ export = function (RED: NodeAPI): void {
     function sendChart(ctx: InputContext<QueryInMsg>, r: Resolved, chart: ChartSeries, follow: boolean, anyEntries: boolean): void {
       const { msg, send } = ctx;
       if (ctx.signal.aborted) return;
-      msg.payload = chart.points;
-      msg.action = follow ? 'append' : 'replace';
-      // Dashboard 2 ui-chart: the unit on the y axis, one colour per category in the series' order, axis labels kept inside.
-      msg.ui_update = { chartOptions: { color: chart.colours, yAxis: { name: chart.unit }, grid: { containLabel: true, bottom: 12 }, legend: { type: 'scroll', top: 22 } } };
-      msg.unit = chart.unit;
+      chartMessage(msg, chart, follow);
       if (!follow || anyEntries) send(msg);
     }
 

@@ -69,7 +69,9 @@ function joulesOf(entry: Record<string, unknown>, field: string, duration: numbe
   const sources: Array<[string, number]> = [[field, 1], [kwhName(field), 3_600_000], [kwName(field), 1000 * duration]];
   for (const [name, factor] of sources) {
     if (entry[name] === undefined) continue;
-    return numbers(entry[name], `${at}.${name}`).map((v) => (v === null ? null : factor === 1 ? v : v * factor));
+    // The service's Joules are whole (spec 2.13): a kWh or kW value turned back is rounded to them, so a
+    // re-read in another unit finds the same row unchanged instead of one off by float noise.
+    return numbers(entry[name], `${at}.${name}`).map((v) => (v === null ? null : factor === 1 ? v : Math.round(v * factor)));
   }
   return undefined;
 }

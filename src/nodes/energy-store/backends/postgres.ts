@@ -102,15 +102,16 @@ export class PostgresBackend implements StoreBackend {
   async write(batches: readonly StoreBatch[]): Promise<WriteResult> {
     return this.run(async (c) => {
       let rows = 0;
-      let changed = 0;
+      const changed: number[] = [];
       await c.query('BEGIN');
       try {
         for (const b of batches) {
+          changed.push(0);
           for (let start = 0; start < b.rows.length; start += CHUNK_ROWS) {
             const chunk = b.rows.slice(start, start + CHUNK_ROWS);
             const columns = [1, 0, 2, 3, ...Array.from({ length: chunk[0].length - ROW_VALUES }, (_, i) => ROW_VALUES + i)].map((k) => chunk.map((r) => r[k]));
             const result = await c.query(postgresUpsert(), [b.device, b.kind, b.granularity, ...columns]);
-            changed += result.rowCount ?? 0;
+            changed[changed.length - 1] += result.rowCount ?? 0;
             rows += chunk.length;
           }
           if (b.rows.length) await c.query(streamUpsert('postgres'), [b.device, b.kind, b.granularity, b.newest]);

@@ -46,11 +46,24 @@ function statement(sql: string): Statement {
   return s;
 }
 
+/** node:sqlite, without Node.js 22's one-line "SQLite is an experimental feature" warning in Node-RED's log. */
+function loadSqlite(): SqliteModule {
+  const emit = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    if (!/SQLite is an experimental feature/.test(String(warning))) (emit as (...a: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('node:sqlite') as SqliteModule;
+  } finally {
+    process.emitWarning = emit;
+  }
+}
+
 function open(file: string): void {
   if (db) return;
   // Loaded here, not at the top: the main thread checks the Node.js version before it starts this worker.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { DatabaseSync } = require('node:sqlite') as SqliteModule;
+  const { DatabaseSync } = loadSqlite();
   db = new DatabaseSync(file);
   // WAL lets Grafana (or sqlite3) read while the store writes; FULL makes a commit durable before
   // the store removes the batch from its disk queue.
@@ -68,13 +81,14 @@ function write(batches: StoreBatch[]): WriteResult {
   const upsert = statement(SQLITE_UPSERT);
   const stream = statement(streamUpsert('sqlite'));
   let rows = 0;
-  let changed = 0;
+  const changed: number[] = [];
   database.exec('BEGIN IMMEDIATE');
   try {
     for (const b of batches) {
+      changed.push(0);
       for (const row of b.rows) {
         // [channel, ts, …] in the table's key order: device, kind, granularity, ts, channel, duration, frequency, values.
-        changed += Number(upsert.run(b.device, b.kind, b.granularity, row[1], row[0], row[2], row[3], ...row.slice(ROW_VALUES)).changes);
+        changed[changed.length - 1] += Number(upsert.run(b.device, b.kind, b.granularity, row[1], row[0], row[2], row[3], ...row.slice(ROW_VALUES)).changes);
         rows += 1;
       }
       if (b.rows.length) stream.run(b.device, b.kind, b.granularity, b.newest);

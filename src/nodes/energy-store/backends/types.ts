@@ -17,8 +17,11 @@ export interface Watermark extends StreamKey {
 export interface WriteResult {
   /** Channel rows in the batches. */
   rows: number;
-  /** Rows inserted or corrected (a repeat of a row the store already holds is not counted); undefined when the database cannot tell. */
-  changed?: number;
+  /**
+   * Per batch, the rows inserted or corrected (a repeat of a row the store already holds is not
+   * counted); undefined when the database cannot tell (InfluxDB).
+   */
+  changed?: number[];
 }
 
 /** Entries of a stream with fromTs <= timestamp < toTs (the service's own selection). */
