@@ -49,7 +49,9 @@ async function startInflux({ auth = false } = {}) {
   const influx = {
     url,
     admin: { user: 'admin', password: 'influx-test-secret-2b81' },
+    running: () => Boolean(child && child.exitCode === null && child.signalCode === null),
     async start() {
+      if (influx.running()) return;
       child = spawn(INFLUXD, ['-config', config], { stdio: 'ignore' });
       await waitForPing(url, child);
     },

@@ -62,7 +62,9 @@ async function startPostgres({ fsync = false } = {}) {
     port,
     password: PASSWORD,
     connection: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    running: () => Boolean(child && child.exitCode === null && child.signalCode === null),
     async start() {
+      if (pg.running()) return;
       child = spawn(path.join(BIN_DIR, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', `fsync=${fsync ? 'on' : 'off'}`, '-c', 'synchronous_commit=on'], { ...who, stdio: 'ignore' });
       await waitForPort(port, child);
     },

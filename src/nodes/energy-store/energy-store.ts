@@ -102,7 +102,8 @@ export = function (RED: NodeAPI): void {
       handle(msg, send).then(() => done(), (err: unknown) => {
         if (closed) return done();
         msg.apiError = errorDetails(err);
-        node.status({ fill: 'red', shape: 'ring', text: shortText(err) });
+        // A database's refusal is already in the status with the queue beside it; a bad msg is shown here.
+        if (!/^STORE_(REFUSED|UNREACHABLE)$/.test(String((err as { code?: unknown }).code))) node.status({ fill: 'red', shape: 'ring', text: shortText(err) });
         done(toError(err));
       });
     });

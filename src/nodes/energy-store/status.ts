@@ -49,6 +49,7 @@ export function statusOf(health: Health, nowMs: number, limitBytes: number, _: T
 
 /** The start of an error's message: the status has room for a few words, the Catch node gets it all. */
 export function shortText(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err ?? '');
+  // "PostgreSQL refused: password authentication failed…": the reason, which the status has room for.
+  const message = (err instanceof Error ? err.message : String(err ?? '')).replace(/^(PostgreSQL|InfluxDB) refused: /, '');
   return message.length > 48 ? `${message.slice(0, 47)}…` : message;
 }
