@@ -9,6 +9,7 @@ import type { Watermark } from './backends/types.js';
 export const BACKFILL_MAX_S = SHORT_RETENTION_S;
 
 export interface ResumeMsg {
+  topic?: unknown;
   deviceId?: unknown;
   kind?: unknown;
   granularity?: unknown;
@@ -23,6 +24,8 @@ export interface ResumeMsg {
  * a store that holds none of them passes the msg on unchanged (the query starts from its own fromTs).
  */
 export function resumeFrom(msg: ResumeMsg, marks: readonly Watermark[], nowS: number): void {
+  // The query's output keeps the msg's topic: "resume" coming back to the store would be taken for another resume.
+  delete msg.topic;
   const matching = marks.filter((m) =>
     (msg.deviceId === undefined || msg.deviceId === m.device)
     && (msg.kind === undefined || msg.kind === m.kind)
