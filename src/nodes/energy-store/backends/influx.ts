@@ -77,7 +77,12 @@ export class InfluxBackend implements StoreBackend {
     return { rows: lines.length };
   }
 
+  /**
+   * InfluxDB 1 is asked; InfluxDB 2 and 3 answer InfluxQL only with their v1 compatibility set up (a DBRP
+   * mapping in 2): there the watermarks the node keeps beside its queue answer alone.
+   */
   async watermarks(): Promise<Watermark[]> {
+    if (this.o.api !== 'v1') return [];
     const [result] = await this.query(`SELECT last("duration") FROM ${MEASUREMENT} GROUP BY "device", "kind", "granularity"`);
     return (result?.series ?? []).map((s) => ({
       device: s.tags?.device ?? '',
