@@ -116,4 +116,95 @@ describe('energy-store (SQLite)', function () {
     }
     assert.deepEqual([read[0].deviceId, read[0].kind, read[0].granularity, read[0].timezone], [DEVICE, 'long', '5m', SYD]);
   });
+
+  it('reads back a chart: hours summed from 5-minute rows in the device\'s timezone, series named by msg.device, at most maxPoints', async function () {
+    const nodes = await flowWith(sim, queryIntoStore({ fromTs: '-2d', toTs: 'now', output: 'pages' }, {}));
+    const written = messagesOf(nodes.written);
+    const read = messagesOf(nodes.read);
+    nodes.query.receive({ deviceId: DEVICE });
+    await until(() => written.length >= 1 && written.reduce((n, m) => n + m.payload.entries, 0) > 500);
+    const device = await client.getDevice(DEVICE);
+    const requests = apiRequests();
+    nodes.store.receive({ topic: 'read', deviceId: DEVICE, fromTs: '-2d', toTs: 'now', granularity: 'hour', output: 'chart', chartUnit: 'kWh', maxPoints: 24, device, timezone: SYD });
+    await until(() => read.length === 1);
+    assert.equal(apiRequests(), requests, 'no request to the service');
+    const msg = read[0];
+    assert.equal(msg.unit, 'kWh');
+    assert.equal(msg.action, 'replace');
+    assert.deepEqual([...new Set(msg.payload.map((p) => p.series))], device.channels.map((c) => `${c.label || c.id} (kWh)`));
+    const perSeries = (name) => msg.payload.filter((p) => p.series === name);
+    assert.ok(perSeries(msg.payload[0].series).length <= 24, 'maxPoints per series');
+    // Energy is summed when reduced: the chart's total per channel is the 5-minute entries' total.
+    const direct = await client.getLongEnergy(DEVICE, { fromTs: TEST_NOW_S - 2 * 86400, toTs: TEST_NOW_S, granularity: '5m' });
+    const kwh = sumByChannel(direct).map((j) => j / 3.6e6);
+    device.channels.forEach((c, i) => {
+      const total = perSeries(`${c.label || c.id} (kWh)`).reduce((n, p) => n + p.y, 0);
+      assert.ok(Math.abs(total - kwh[i]) < 0.03, `channel ${i + 1}: chart ${total} kWh, entries ${kwh[i]} kWh`);
+    });
+  });
+
+  it('reads back by local day with DST-exact periods and msg.channels, each entry stamped at the end of its day', async function () {
+    const nodes = await flowWith(sim, queryIntoStore({ fromTs: '-3d', toTs: 'now', output: 'pages' }, {}));
+    const written = messagesOf(nodes.written);
+    const read = messagesOf(nodes.read);
+    nodes.query.receive({ deviceId: DEVICE });
+    await until(() => written.length >= 1 && written.reduce((n, m) => n + m.payload.entries, 0) > 800);
+    nodes.store.receive({ topic: 'read', deviceId: DEVICE, fromTs: '-3d', toTs: 'now', granularity: 'day', channels: 'C1,C2', convert: 'kWh' });
+    await until(() => read.length === 1);
+    const days = read[0].payload;
+    assert.equal(read[0].timezone, SYD, 'the timezone energy-query named when it wrote');
+    assert.ok(days.length === 3 || days.length === 4);
+    const whole = days.slice(1, -1);
+    assert.ok(whole.every((d) => d.duration === 86400 && new Date(d.timestamp * 1000).toLocaleTimeString('en-GB', { timeZone: SYD, hourCycle: 'h23' }) === '00:00:00'), JSON.stringify(whole.map((d) => [d.timestamp, d.duration])));
+    assert.ok(days.every((d) => d.eRealKwh.length === 2));
+  });
+
+  it('bad input: not energy entries, or one bad entry among good ones, reaches Catch with the reason and writes nothing', async function () {
+    const nodes = await flowWith(sim, queryIntoStore({ fromTs: '-1h', toTs: 'now' }, {}));
+    const caught = messagesOf(nodes.caught);
+    const statuses = statusesOf(nodes.store);
+    const good = await client.getLongEnergy(DEVICE, { fromTs: TEST_NOW_S - 3600, toTs: TEST_NOW_S, granularity: '5m' });
+    const cases = [
+      [{ payload: [{ series: 'Grid (kW)', x: 1, y: 2 }], deviceId: DEVICE, kind: 'long' }, /chart point \(energy-query's chart output\)/],
+      [{ payload: 'hello', deviceId: DEVICE, kind: 'long' }, /msg\.payload must be energy entries/],
+      [{ payload: [...good.slice(0, 5), { ...good[5], eReal: [1, 'x'] }], deviceId: DEVICE, kind: 'long', granularity: '5m' }, /msg\.payload\[5\]\.eReal\[1\] must be a number or null/],
+      [{ payload: good, deviceId: DEVICE }, /msg\.kind must be "short" or "long"/],
+      [{ payload: good, deviceId: 'nope', kind: 'long' }, /device/i],
+    ];
+    for (const [msg, reason] of cases) {
+      const before = caught.length;
+      nodes.store.receive(msg);
+      await until(() => caught.length === before + 1);
+      assert.match(caught.at(-1).error.message, reason);
+      assert.ok(caught.at(-1).apiError);
+    }
+    assert.ok(statuses.some((s) => s.fill === 'red'));
+    assert.equal(fs.existsSync(path.join(userDir, 'energy-store', 'store', 'queue')) ? fs.readdirSync(path.join(userDir, 'energy-store', 'store', 'queue')).length : 0, 0, 'nothing queued');
+    assert.deepEqual(sqliteRows(path.join(userDir, 'energy.sqlite')), [], 'nothing written');
+  });
+
+  it('resume: the first trigger of a follow query starts one second after the newest entry the store holds', async function () {
+    const flow = queryIntoStore({ fromTs: '-1h', toTs: 'now', follow: true }, {});
+    flow[1].wires[2] = ['query'];
+    const nodes = await flowWith(sim, flow);
+    const written = messagesOf(nodes.written);
+    nodes.store.receive({ topic: 'resume' });
+    await until(() => written.length === 0 && nodes.query.context().keys().length === 0);
+    // An empty store passes the msg on unchanged: the query follows from its own fromTs (and needs its device).
+    nodes.query.receive({ deviceId: DEVICE });
+    await until(() => written.length === 1);
+    const newest = written[0].payload.newest;
+    // Six hours later, with the follow's state gone (a restart with memory context):
+    sim.control.setClock({ advance: 6 * 3600 });
+    await helper.unload();
+    const again = await flowWith(sim, flow);
+    const out = messagesOf(again.written);
+    const firstReads = [];
+    again.query.on('input', (m) => firstReads.push(m.fromTs));
+    again.store.receive({ topic: 'resume' });
+    await until(() => out.length === 1);
+    assert.deepEqual(firstReads, [newest + 1]);
+    assert.equal(out[0].payload.entries, (await client.getLongEnergy(DEVICE, { fromTs: newest, toTs: TEST_NOW_S + 6 * 3600, granularity: '5m' })).filter((e) => e.timestamp > newest).length);
+    sim.control.setClock({ advance: -6 * 3600 });
+  });
 });
