@@ -6,9 +6,9 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const {
-  helper, startClockedSimulator, useSimClock, startServer, stopServer, flowWith, messagesOf, statusesOf, until, TEST_NOW_S,
+  helper, startClockedSimulator, useSimClock, startServer, stopServer, flowWith, messagesOf, statusesOf, until, TEST_NOW_S, allNodes,
 } = require('../support/env');
-const { HAS_SQLITE, tempDir, queryIntoStore, sqliteRows, sumByChannel } = require('../support/store');
+const { HAS_SQLITE, tempDir, queryIntoStore, sqliteRows, sumByChannel, linkNodes } = require('../support/store');
 const { SIM_DEVICES } = require('../../dist/simulator');
 const { EnergyApiClient } = require('../../dist/api');
 
@@ -207,4 +207,28 @@ describe('energy-store (SQLite)', function () {
     assert.equal(out[0].payload.entries, (await client.getLongEnergy(DEVICE, { fromTs: newest, toTs: TEST_NOW_S + 6 * 3600, granularity: '5m' })).filter((e) => e.timestamp > newest).length);
     sim.control.setClock({ advance: -6 * 3600 });
   });
+
+  it('answers a dynamic link call, as the Energy dashboard\'s history page calls it, with what the store holds', async function () {
+    const flow = [
+      ...queryIntoStore({ fromTs: '-1d', toTs: 'now' }, {}),
+      { id: 'history-in', type: 'link in', name: 'energy history', links: [], wires: [['store']] },
+      { id: 'call', type: 'link call', links: [], linkType: 'dynamic', timeout: '10', wires: [['answer']] },
+    ];
+    flow[1].wires[1] = ['back'];
+    // Not id "return": the test helper starts every node as a config node, and one whose property equals its own id waits for itself.
+    flow.push({ id: 'back', type: 'link out', mode: 'return', links: [], wires: [] });
+    const nodes = await flowWith(sim, flow, { modules: [...allNodes(), linkNodes()] });
+    const written = messagesOf(nodes.written);
+    const answers = messagesOf(nodes.answer);
+    nodes.query.receive({ deviceId: DEVICE });
+    await until(() => written.length === 1);
+    const held = written[0].payload.held;
+    assert.deepEqual(held, { fromTs: written[0].payload.newest - (written[0].payload.entries - 1) * 300, toTs: written[0].payload.newest });
+    nodes.call.receive({ target: 'energy history', topic: 'read', deviceId: DEVICE, fromTs: '-12h', toTs: 'now', granularity: 'hour', convert: 'kWh', output: 'chart', chartUnit: 'kWh' });
+    await until(() => answers.length === 1);
+    assert.ok(answers[0].payload.length >= 12 * 6);
+    assert.deepEqual(answers[0].stored, held);
+    assert.equal(answers[0].granularity, 'hour');
+  });
 });
+

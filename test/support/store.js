@@ -50,4 +50,11 @@ function requireServer(ctx, present, what) {
   ctx.skip();
 }
 
-module.exports = { requireServer, HAS_SQLITE, tempDir, queryIntoStore, sqliteRows, sumByChannel };
+/** Node-RED's core link nodes (link in, link out, link call) of the runtime under test, to load beside the package's. */
+function linkNodes() {
+  const { NODE_RED_MAJOR } = require('./env');
+  const runtime = path.dirname(require.resolve(NODE_RED_MAJOR === '5' ? 'node-red-5/package.json' : 'node-red/package.json'));
+  return require(require.resolve('@node-red/nodes/core/common/60-link.js', { paths: [runtime] }));
+}
+
+module.exports = { linkNodes, requireServer, HAS_SQLITE, tempDir, queryIntoStore, sqliteRows, sumByChannel };

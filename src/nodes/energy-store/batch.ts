@@ -38,14 +38,16 @@ export function batchOf(msg: EntriesMsg): StoreBatch {
   const rows: RowValues[] = [];
   const seen = new Set<number>();
   let newest = 0;
+  let oldest = Infinity;
   entries.forEach((entry, i) => {
     const made = rowsOf(entry, i);
     if (seen.has(made.ts)) return; // one entry twice in a msg is one row, as it is across msgs
     seen.add(made.ts);
     if (made.ts > newest) newest = made.ts;
+    if (made.ts < oldest) oldest = made.ts;
     rows.push(...made.rows);
   });
-  return { device, kind, granularity, rows, entries: seen.size, newest };
+  return { device, kind, granularity, rows, entries: seen.size, newest, oldest: seen.size ? oldest : undefined };
 }
 
 function entriesOf(payload: unknown): unknown[] {

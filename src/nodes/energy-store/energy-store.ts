@@ -91,10 +91,17 @@ export = function (RED: NodeAPI): void {
       const queue = queueFigures(store.current(), now(), settings.queueLimitBytes);
       msg.payload = {
         deviceId: batch.device, kind: batch.kind, granularity: batch.granularity || undefined, entries: batch.entries, rows: batch.rows.length,
-        state: outcome.state, changed: outcome.state === 'written' ? outcome.changed : undefined, newest: batch.newest || undefined,
+        state: outcome.state, changed: outcome.state === 'written' ? outcome.changed : undefined, newest: batch.newest || undefined, held: heldOf(batch),
         backend: settings.backend, target: settings.target, queue,
       };
       send([msg, null, null]);
+    }
+
+    /** What a flow may read back of the batch's stream instead of asking the service (retention cuts the start). */
+    function heldOf(batch: { device: string; kind: 'short' | 'long'; granularity: string }): { fromTs?: number; toTs?: number } {
+      const held = store?.held(batch) ?? {};
+      const keptFrom = settings?.retentionDays ? Math.floor(now() / 1000) - settings.retentionDays * 86400 : undefined;
+      return { fromTs: held.fromTs !== undefined && keptFrom !== undefined ? Math.max(held.fromTs, keptFrom) : held.fromTs, toTs: held.toTs };
     }
 
     node.on('input', (inMsg: NodeMessageInFlow, send: Send, done: (err?: Error) => void) => {

@@ -57,6 +57,7 @@ export interface StoreBatch {
   rows: RowValues[];
   /** Entries (distinct timestamps) in the batch. */
   entries: number;
-  /** Newest timestamp in the batch. */
+  /** Newest and oldest timestamp in the batch. */
   newest: number;
+  oldest?: number;
 }

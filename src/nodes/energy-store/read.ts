@@ -64,8 +64,10 @@ export async function answerRead(ctx: ReadContext): Promise<ReadResult> {
   }
 
   const { fromTs, toTs } = resolveRange(settings, timezone, ctx.nowMs);
-  const pages = await planPages(ctx.backend, key, fromTs, toTs, timezone, shape);
+  const { pages, source } = await planPages(ctx.backend, key, fromTs, toTs, timezone, shape);
   describe(msg, deviceId, settings, timezone, fromTs, toTs);
+  // What the store holds of the stream it answered from: a flow can tell whether it covers the range (else ask the service).
+  msg.stored = { fromTs: await ctx.backend.edge(source, 'first'), toTs: await ctx.backend.edge(source, 'latest') };
   const { payload: _payload, ...base } = msg as BaseMessage;
   const device = labelledDevice(msg.device, channels);
   const chart = output === 'chart' ? new ChartBuilder(convert, readChartOptions({}, msg, convert)) : undefined;
@@ -101,7 +103,7 @@ type Page = () => Promise<EnergyEntry[]>;
  * The reads that answer [fromTs, toTs): the stream's own rows when the store holds that granularity
  * (always for short and 5-minute energy), else its 5-minute rows summed per period in `timezone`.
  */
-async function planPages(backend: StoreBackend, key: StreamKey, fromTs: number, toTs: number, timezone: string, shape: EntryShape): Promise<Page[]> {
+async function planPages(backend: StoreBackend, key: StreamKey, fromTs: number, toTs: number, timezone: string, shape: EntryShape): Promise<{ pages: Page[]; source: StreamKey }> {
   const own = key.kind === 'short' || key.granularity === '5m' || (await backend.edge(key, 'first')) !== undefined;
   if (own) {
     const step = WINDOW_S[key.kind === 'short' ? 'short' : key.granularity] ?? WINDOW_S['5m'];
@@ -110,7 +112,7 @@ async function planPages(backend: StoreBackend, key: StreamKey, fromTs: number, 
       const hi = Math.min(lo + step, toTs);
       pages.push(async () => entriesFromRows(await backend.readRows({ ...key, fromTs: lo, toTs: hi }), shape));
     }
-    return pages;
+    return { pages, source: key };
   }
   const buckets = bucketsOf(fromTs, toTs, key.granularity as Granularity, timezone);
   const pages: Page[] = [];
@@ -118,7 +120,7 @@ async function planPages(backend: StoreBackend, key: StreamKey, fromTs: number, 
     const chunk = buckets.slice(start, start + BUCKETS_PER_READ);
     pages.push(async () => entriesFromRows(await backend.readBuckets({ ...key, granularity: '5m' }, chunk), shape));
   }
-  return pages;
+  return { pages, source: { ...key, granularity: '5m' } };
 }
 
 function describe(msg: Record<string, unknown>, deviceId: string, s: QuerySettings, timezone: string, fromTs: number | undefined, toTs: number | undefined): void {

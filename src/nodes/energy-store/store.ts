@@ -1,7 +1,7 @@
 import type { EnergyApiError } from '../../api/index.js';
 import type { Now } from '../shared/clock.js';
 import { isStoreCode, refused } from './backends/errors.js';
-import type { StoreBackend, Watermark } from './backends/types.js';
+import type { StoreBackend, StreamKey, Watermark } from './backends/types.js';
 import type { StoreBatch } from './fields.js';
 import type { DiskQueue, QueueSize } from './queue.js';
 import type { Watermarks } from './watermarks.js';
@@ -76,7 +76,7 @@ export class EnergyStore {
   async write(batch: StoreBatch, timezone?: string): Promise<Outcome> {
     if (this.health.state === 'unavailable' && this.health.error) throw this.health.error;
     const seq = await this.queue.append(batch, this.now());
-    if (this.marks.raise([{ device: batch.device, kind: batch.kind, granularity: batch.granularity, newest: batch.newest }], timezone)) await this.marks.save();
+    if (this.marks.raise([{ device: batch.device, kind: batch.kind, granularity: batch.granularity, newest: batch.newest, oldest: batch.oldest }], timezone)) await this.marks.save();
     const outcome = new Promise<Outcome>((resolve, reject) => this.waiting.set(seq, { resolve, reject, rows: batch.rows.length }));
     this.kick();
     return outcome;
@@ -97,6 +97,11 @@ export class EnergyStore {
       // Away: the watermarks kept beside the queue answer alone.
     }
     return this.marks.list();
+  }
+
+  /** The oldest and newest entry of a stream this node has written. */
+  held(k: StreamKey): { fromTs?: number; toTs?: number } {
+    return this.marks.held(k);
   }
 
   timezoneOf(device: string): string | undefined {

@@ -3,6 +3,8 @@ import path from 'node:path';
 import type { StreamKey, Watermark } from './backends/types.js';
 
 interface Stream extends Watermark {
+  /** Oldest entry this node has written of the stream (what a flow may read back without asking the service). */
+  oldest?: number;
   /** The device's timezone as energy-query last named it (msg.timezone), for reading back by local day. */
   timezone?: string;
 }
@@ -29,18 +31,25 @@ export class Watermarks {
     }
   }
 
-  /** Raises watermarks (never lowers them); returns whether anything changed. */
-  raise(marks: readonly Watermark[], timezone?: string): boolean {
+  /** Raises watermarks (never lowers them), and lowers `oldest` to what was written; returns whether anything changed. */
+  raise(marks: ReadonlyArray<Watermark & { oldest?: number }>, timezone?: string): boolean {
     let changed = false;
     for (const m of marks) {
       const id = streamId(m);
       const known = this.streams.get(id);
-      if (!known || m.newest > known.newest || (timezone && known.timezone !== timezone)) {
-        this.streams.set(id, { device: m.device, kind: m.kind, granularity: m.granularity, newest: Math.max(m.newest, known?.newest ?? 0), timezone: timezone ?? known?.timezone });
+      const oldest = m.oldest === undefined ? known?.oldest : Math.min(m.oldest, known?.oldest ?? Infinity);
+      if (!known || m.newest > known.newest || oldest !== known.oldest || (timezone && known.timezone !== timezone)) {
+        this.streams.set(id, { device: m.device, kind: m.kind, granularity: m.granularity, newest: Math.max(m.newest, known?.newest ?? 0), oldest, timezone: timezone ?? known?.timezone });
         changed = true;
       }
     }
     return changed;
+  }
+
+  /** The oldest and newest entry of a stream this node knows of. */
+  held(k: StreamKey): { fromTs?: number; toTs?: number } {
+    const s = this.streams.get(streamId(k));
+    return { fromTs: s?.oldest, toTs: s?.newest };
   }
 
   list(): Watermark[] {
