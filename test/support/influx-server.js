@@ -5,7 +5,7 @@ const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { freePort, stopChild } = require('./processes');
+const { freePort, stopChild, killOnExit } = require('./processes');
 
 const INFLUXD = ['/usr/bin/influxd', '/usr/local/bin/influxd'].find((p) => fs.existsSync(p))
   ?? (spawnSync('sh', ['-c', 'command -v influxd']).stdout?.toString().trim() || undefined);
@@ -53,6 +53,7 @@ async function startInflux({ auth = false } = {}) {
     async start() {
       if (influx.running()) return;
       child = spawn(INFLUXD, ['-config', config], { stdio: 'ignore' });
+      killOnExit(child);
       await waitForPing(url, child);
     },
     async stop() {

@@ -7,7 +7,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const net = require('node:net');
-const { freePort, stopChild } = require('./processes');
+const { freePort, stopChild, killOnExit } = require('./processes');
 
 const BIN_DIR = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin']
   .find((dir) => fs.existsSync(path.join(dir, 'initdb')));
@@ -66,6 +66,7 @@ async function startPostgres({ fsync = false } = {}) {
     async start() {
       if (pg.running()) return;
       child = spawn(path.join(BIN_DIR, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', `fsync=${fsync ? 'on' : 'off'}`, '-c', 'synchronous_commit=on'], { ...who, stdio: 'ignore' });
+      killOnExit(child);
       await waitForPort(port, child);
     },
     async stop() {

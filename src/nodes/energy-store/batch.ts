@@ -1,6 +1,10 @@
 import { EnergyApiError, GRANULARITIES, MAX_TIMESTAMP_S, checkDeviceId } from '../../api/index.js';
 import { describeValue } from '../shared/msg-guard.js';
+import { nextTurn } from '../energy-query/chunks.js';
 import { ELECTRIC_FIELDS, ENERGY_FIELDS, kwName, kwhName, type RowValues, type StoreBatch } from './fields.js';
+
+/** Entries checked between two turns of the event loop. */
+const SLICE = 500;
 
 /** What the store reads of an `energy-query` msg (entries, pages, split or follow output). */
 export interface EntriesMsg {
@@ -20,7 +24,7 @@ const bad = (message: string): EnergyApiError => EnergyApiError.invalid(message)
  * The rows of one msg, every entry checked before any row is made: a msg with one bad entry is
  * refused whole, so nothing of it is half written.
  */
-export function batchOf(msg: EntriesMsg): StoreBatch {
+export async function batchOf(msg: EntriesMsg): Promise<StoreBatch> {
   const entries = entriesOf(msg.payload);
   const device = deviceOf(msg);
   const kind = msg.kind;
@@ -39,14 +43,16 @@ export function batchOf(msg: EntriesMsg): StoreBatch {
   const seen = new Set<number>();
   let newest = 0;
   let oldest = Infinity;
-  entries.forEach((entry, i) => {
-    const made = rowsOf(entry, i);
-    if (seen.has(made.ts)) return; // one entry twice in a msg is one row, as it is across msgs
+  for (let i = 0; i < entries.length; i += 1) {
+    // A year in one msg is 105,120 entries: a turn of the event loop every slice keeps Node-RED responsive.
+    if (i > 0 && i % SLICE === 0) await nextTurn();
+    const made = rowsOf(entries[i], i);
+    if (seen.has(made.ts)) continue; // one entry twice in a msg is one row, as it is across msgs
     seen.add(made.ts);
     if (made.ts > newest) newest = made.ts;
     if (made.ts < oldest) oldest = made.ts;
-    rows.push(...made.rows);
-  });
+    for (const row of made.rows) rows.push(row);
+  }
   return { device, kind, granularity, rows, entries: seen.size, newest, oldest: seen.size ? oldest : undefined };
 }
 
@@ -112,12 +118,15 @@ function rowsOf(raw: unknown, i: number): { ts: number; rows: RowValues[] } {
   }
   const energy = ENERGY_FIELDS.map(([field]) => joulesOf(entry, field, duration, at));
   if (energy[0] === undefined) throw bad(`${at} has no real energy (eReal, eRealKwh or pRealKw): it is not an energy entry`);
-  const electric = ELECTRIC_FIELDS.map(([field]) => (entry[field] === undefined ? undefined : numbers(entry[field], `${at}.${field}`)));
-  const channels = Math.max(...[...energy, ...electric].map((v) => v?.length ?? 0));
+  const fields = energy.concat(ELECTRIC_FIELDS.map(([field]) => (entry[field] === undefined ? undefined : numbers(entry[field], `${at}.${field}`))));
+  let channels = 0;
+  for (const v of fields) if (v && v.length > channels) channels = v.length;
+  const hz = typeof frequency === 'number' ? frequency : null;
   const rows: RowValues[] = [];
   for (let c = 0; c < channels; c += 1) {
-    const values = [...energy, ...electric].map((v) => v?.[c] ?? null);
-    rows.push([c + 1, ts, duration, typeof frequency === 'number' ? frequency : null, ...values]);
+    const row: RowValues = [c + 1, ts, duration, hz];
+    for (const v of fields) row.push(v?.[c] ?? null);
+    rows.push(row);
   }
   return { ts, rows };
 }

@@ -33,6 +33,7 @@ export = function (RED: NodeAPI): void {
       problem = toError(err);
     }
     let closed = false;
+    const inflight = new Set<Promise<unknown>>();
     let warnedFull = false;
     let warnedAway = false;
 
@@ -67,7 +68,8 @@ export = function (RED: NodeAPI): void {
       node.status({ fill: 'red', shape: 'ring', text: shortText(problem) });
     });
 
-    async function handle(msg: StoreMsg, send: Send): Promise<void> {
+    /** `onDisk`: called once the msg's entries are in the disk queue (or it holds none). */
+    async function handle(msg: StoreMsg, send: Send, onDisk: () => void): Promise<void> {
       guardMessage(msg);
       await started;
       if (!store || !settings || problem) throw problem ?? new Error('the store is not configured');
@@ -85,9 +87,11 @@ export = function (RED: NodeAPI): void {
         send([null, null, msg]);
         return;
       }
-      const batch = batchOf(msg);
       const timezone = typeof msg.timezone === 'string' && isValidTimezone(msg.timezone) ? msg.timezone : undefined;
-      const outcome = batch.rows.length ? await store.write(batch, timezone) : { state: 'written' as const, rows: 0, changed: 0 };
+      const batch = await batchOf(msg);
+      const queued = batch.rows.length ? await store.enqueue(batch, timezone) : undefined;
+      onDisk();
+      const outcome = queued ? await queued.outcome : { state: 'written' as const, rows: 0, changed: 0 };
       const queue = queueFigures(store.current(), now(), settings.queueLimitBytes);
       msg.payload = {
         deviceId: batch.device, kind: batch.kind, granularity: batch.granularity || undefined, entries: batch.entries, rows: batch.rows.length,
@@ -106,7 +110,18 @@ export = function (RED: NodeAPI): void {
 
     node.on('input', (inMsg: NodeMessageInFlow, send: Send, done: (err?: Error) => void) => {
       const msg = inMsg as StoreMsg;
-      handle(msg, send).then(() => done(), (err: unknown) => {
+      // Nothing goes out after close (a redeploy): what a stopped node had queued is written at the next start.
+      const guarded: Send = (out) => {
+        if (!closed) send(out);
+      };
+      // Until its entries are on disk a msg holds up close: a redeploy never drops what the node has taken.
+      let onDisk = (): void => undefined;
+      const taken = new Promise<void>((resolve) => { onDisk = resolve; });
+      inflight.add(taken);
+      void taken.then(() => inflight.delete(taken));
+      const task = handle(msg, guarded, onDisk);
+      void task.finally(onDisk).catch(() => undefined);
+      task.then(() => done(), (err: unknown) => {
         if (closed) return done();
         msg.apiError = errorDetails(err);
         // A database's refusal is already in the status with the queue beside it; a bad msg is shown here.
@@ -117,7 +132,7 @@ export = function (RED: NodeAPI): void {
 
     node.on('close', (_removed: boolean, done: () => void) => {
       closed = true;
-      void Promise.resolve(store?.close()).catch(() => undefined).finally(done);
+      void Promise.allSettled([...inflight]).then(() => store?.close()).catch(() => undefined).finally(done);
     });
   }
 

@@ -61,3 +61,35 @@ export interface StoreBatch {
   newest: number;
   oldest?: number;
 }
+
+/** Values per row: [channel, ts, duration, frequency, ...VALUE_COLUMNS]. */
+export const ROW_WIDTH = ROW_VALUES + VALUE_COLUMNS.length;
+
+/**
+ * Rows as one Float64Array (null as NaN: stored values are always finite), to cross to and from the SQLite
+ * worker as one buffer: a structured clone of thousands of small arrays costs Node-RED's thread far more.
+ */
+export function packRows(rows: readonly RowValues[]): Float64Array {
+  const packed = new Float64Array(rows.length * ROW_WIDTH);
+  for (let r = 0; r < rows.length; r += 1) {
+    const row = rows[r];
+    for (let k = 0; k < ROW_WIDTH; k += 1) packed[r * ROW_WIDTH + k] = row[k] ?? NaN;
+  }
+  return packed;
+}
+
+export function unpackRows(packed: Float64Array): RowValues[] {
+  const rows: RowValues[] = new Array(packed.length / ROW_WIDTH);
+  for (let r = 0; r < rows.length; r += 1) {
+    const row: RowValues = new Array(ROW_WIDTH);
+    for (let k = 0; k < ROW_WIDTH; k += 1) {
+      const v = packed[r * ROW_WIDTH + k];
+      row[k] = Number.isNaN(v) ? null : v;
+    }
+    rows[r] = row;
+  }
+  return rows;
+}
+
+/** A batch as it crosses to the SQLite worker: its rows packed. */
+export type PackedBatch = Omit<StoreBatch, 'rows'> & { rows: Float64Array };

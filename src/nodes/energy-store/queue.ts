@@ -1,4 +1,5 @@
 import { promises as fsp } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { StoreBatch } from './fields.js';
 import { storeError } from './backends/errors.js';
@@ -8,7 +9,7 @@ import { storeError } from './backends/errors.js';
  * temporary name, synced and renamed, so a file that exists is whole. A batch file is removed only
  * after the database committed it; a restart between the commit and the removal writes the batch
  * again, which changes nothing (every row is an upsert by its key). Files are named
- * `<seq>-<queued at ms>-<entries>.json`, so size and age are known without reading them.
+ * `<seq>-<queued at ms>-<entries>-<random>.json`, so size and age are known without reading them.
  */
 export interface QueuedBatch {
   seq: number;
@@ -33,12 +34,16 @@ export interface QueueSize {
   oldestAt?: number;
 }
 
-const NAME = /^(\d{12})-(\d+)-(\d+)\.json$/;
+const NAME = /^(\d{12})-(\d+)-(\d+)-[0-9a-f]{8}\.json$/;
+/** Batches queued by this process are kept in memory up to this many bytes of JSON, so writing them parses nothing. */
+const MEMORY_BYTES = 16 * 1_048_576;
 
 export class DiskQueue {
   private files: FileInfo[] = [];
   private bytes = 0;
   private nextSeq = 1;
+  private readonly held = new Map<number, StoreBatch>();
+  private heldBytes = 0;
 
   constructor(readonly dir: string, readonly limitBytes: number) {}
 
@@ -56,7 +61,7 @@ export class DiskQueue {
       const { size } = await fsp.stat(path.join(this.dir, name));
       found.push({ seq: Number(m[1]), name, bytes: size, queuedAt: Number(m[2]), entries: Number(m[3]) });
     }
-    this.files = found.sort((a, b) => a.seq - b.seq);
+    this.files = found.sort((a, b) => a.seq - b.seq || a.queuedAt - b.queuedAt || a.name.localeCompare(b.name));
     this.bytes = found.reduce((n, f) => n + f.bytes, 0);
     this.nextSeq = (this.files.at(-1)?.seq ?? 0) + 1;
   }
@@ -73,7 +78,8 @@ export class DiskQueue {
       throw storeError('QUEUE_FULL', `the disk queue is full (${mb(this.bytes)} of ${mb(this.limitBytes)} MB): these ${batch.entries} entries were not stored; the database has been unreachable since the oldest queued batch`);
     }
     const seq = this.nextSeq++;
-    const name = `${String(seq).padStart(12, '0')}-${Math.floor(queuedAt)}-${batch.entries}.json`;
+    // The random part: a node being replaced (a redeploy) may still be queuing what it took while its successor starts.
+    const name = `${String(seq).padStart(12, '0')}-${Math.floor(queuedAt)}-${batch.entries}-${randomBytes(4).toString('hex')}.json`;
     const tmp = path.join(this.dir, `${name}.tmp`);
     const handle = await fsp.open(tmp, 'w');
     try {
@@ -86,6 +92,10 @@ export class DiskQueue {
     await syncDir(this.dir);
     this.files.push({ seq, name, bytes, entries: batch.entries, queuedAt });
     this.bytes += bytes;
+    if (this.heldBytes + bytes <= MEMORY_BYTES) {
+      this.held.set(seq, batch);
+      this.heldBytes += bytes;
+    }
     return seq;
   }
 
@@ -95,7 +105,7 @@ export class DiskQueue {
     let rows = 0;
     for (const file of this.files) {
       if (out.length > 0 && rows >= maxRows) break;
-      const batch = JSON.parse(await fsp.readFile(path.join(this.dir, file.name), 'utf8')) as StoreBatch;
+      const batch = this.held.get(file.seq) ?? (JSON.parse(await fsp.readFile(path.join(this.dir, file.name), 'utf8')) as StoreBatch);
       out.push({ seq: file.seq, batch, queuedAt: file.queuedAt });
       rows += batch.rows.length;
     }
@@ -108,6 +118,7 @@ export class DiskQueue {
     for (const file of this.files.filter((f) => done.has(f.seq))) {
       await fsp.rm(path.join(this.dir, file.name), { force: true });
       this.bytes -= file.bytes;
+      if (this.held.delete(file.seq)) this.heldBytes -= file.bytes;
     }
     this.files = this.files.filter((f) => !done.has(f.seq));
   }

@@ -29,7 +29,7 @@ export interface ReadContext {
 const READ_DEFAULTS = { id: 'read', type: 'energy-store', z: '', name: '', api: '', kind: 'long', query: 'range', granularity: '5m', fromTs: '-24h', toTs: 'now' } as EnergyQueryDef;
 
 /** Raw rows read per request, by stream: about a day or two of entries each. */
-const WINDOW_S: Record<string, number> = { short: 6 * 3600, '5m': 2 * 86400, '15m': 7 * 86400, '30m': 14 * 86400, hour: 60 * 86400, day: 1100 * 86400, week: 3650 * 86400, month: 3650 * 86400 };
+const WINDOW_S: Record<string, number> = { short: 6 * 3600, '5m': 86400, '15m': 7 * 86400, '30m': 14 * 86400, hour: 60 * 86400, day: 1100 * 86400, week: 3650 * 86400, month: 3650 * 86400 };
 /** Periods summed per request when a coarser granularity is built from 5-minute rows. */
 const BUCKETS_PER_READ = 200;
 

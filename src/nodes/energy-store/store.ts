@@ -72,14 +72,18 @@ export class EnergyStore {
     return { ...this.health, queue: this.queue.size() };
   }
 
-  /** Queues the batch durably, then resolves once it is written or known to wait (rejects when refused). */
-  async write(batch: StoreBatch, timezone?: string): Promise<Outcome> {
+  /**
+   * Queues the batch durably; `outcome` then resolves once it is written or known to wait (rejects when
+   * refused). The returned promise itself settles once the batch is on disk: a node closing waits for that.
+   */
+  async enqueue(batch: StoreBatch, timezone?: string): Promise<{ outcome: Promise<Outcome> }> {
     if (this.health.state === 'unavailable' && this.health.error) throw this.health.error;
     const seq = await this.queue.append(batch, this.now());
     if (this.marks.raise([{ device: batch.device, kind: batch.kind, granularity: batch.granularity, newest: batch.newest, oldest: batch.oldest }], timezone)) await this.marks.save();
+    if (this.closed) return { outcome: Promise.resolve({ state: 'queued', reason: new Error('the node stopped: the batch is written at the next start') }) };
     const outcome = new Promise<Outcome>((resolve, reject) => this.waiting.set(seq, { resolve, reject, rows: batch.rows.length }));
     this.kick();
-    return outcome;
+    return { outcome };
   }
 
   /** The database, opened (for reads). */

@@ -5,7 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { STREAMS_TABLE, REQUIRED_COLUMNS, SQLITE_UPSERT, WATERMARKS, createTables, pruneStream, selectBuckets, selectEdge, selectRows, streamUpsert } from './sql.js';
-import { ROW_VALUES, type RowValues, type StoreBatch } from '../fields.js';
+import { ROW_VALUES, ROW_WIDTH, packRows, type PackedBatch, type RowValues } from '../fields.js';
 import type { Bucket } from '../buckets.js';
 import type { RowRange, StreamKey, Watermark, WriteResult } from './types.js';
 
@@ -76,7 +76,7 @@ function open(file: string): void {
   }
 }
 
-function write(batches: StoreBatch[]): WriteResult {
+function write(batches: PackedBatch[]): WriteResult {
   const database = db as Database;
   const upsert = statement(SQLITE_UPSERT);
   const stream = statement(streamUpsert('sqlite'));
@@ -86,12 +86,16 @@ function write(batches: StoreBatch[]): WriteResult {
   try {
     for (const b of batches) {
       changed.push(0);
-      for (const row of b.rows) {
-        // [channel, ts, …] in the table's key order: device, kind, granularity, ts, channel, duration, frequency, values.
-        changed[changed.length - 1] += Number(upsert.run(b.device, b.kind, b.granularity, row[1], row[0], row[2], row[3], ...row.slice(ROW_VALUES)).changes);
+      const count = b.rows.length / ROW_WIDTH;
+      const values: Array<number | null> = new Array(ROW_WIDTH - ROW_VALUES);
+      for (let r = 0; r < count; r += 1) {
+        const at = r * ROW_WIDTH;
+        for (let k = ROW_VALUES; k < ROW_WIDTH; k += 1) values[k - ROW_VALUES] = nullable(b.rows[at + k]);
+        // The table's key order: device, kind, granularity, ts, channel, then duration, frequency, values.
+        changed[changed.length - 1] += Number(upsert.run(b.device, b.kind, b.granularity, b.rows[at + 1], b.rows[at], b.rows[at + 2], nullable(b.rows[at + 3]), ...values).changes);
         rows += 1;
       }
-      if (b.rows.length) stream.run(b.device, b.kind, b.granularity, b.newest);
+      if (count) stream.run(b.device, b.kind, b.granularity, b.newest);
     }
     database.exec('COMMIT');
   } catch (err) {
@@ -101,14 +105,15 @@ function write(batches: StoreBatch[]): WriteResult {
   return { rows, changed };
 }
 
+const nullable = (v: number): number | null => (Number.isNaN(v) ? null : v);
 const arrayOf = (row: Record<string, unknown>): RowValues => Object.values(row).map((v) => (v === null || v === undefined ? null : Number(v)));
 
 const ops: Record<string, (...args: never[]) => unknown> = {
   open: (file: string) => open(file),
-  write: (batches: StoreBatch[]) => write(batches),
+  write: (batches: PackedBatch[]) => write(batches),
   watermarks: (): Watermark[] => statement(WATERMARKS).all().map((r) => ({ device: String(r.device), kind: r.kind as 'short' | 'long', granularity: String(r.granularity), newest: Number(r.newest) })),
-  readRows: (r: RowRange) => statement(selectRows('sqlite')).all(r.device, r.kind, r.granularity, r.fromTs, r.toTs).map(arrayOf),
-  readBuckets: (k: StreamKey, buckets: Bucket[]) => (db as Database).prepare(selectBuckets('sqlite', buckets)).all(k.device, k.kind, k.granularity).map(arrayOf),
+  readRows: (r: RowRange) => packRows(statement(selectRows('sqlite')).all(r.device, r.kind, r.granularity, r.fromTs, r.toTs).map(arrayOf)),
+  readBuckets: (k: StreamKey, buckets: Bucket[]) => packRows((db as Database).prepare(selectBuckets('sqlite', buckets)).all(k.device, k.kind, k.granularity).map(arrayOf)),
   edge: (k: StreamKey, which: 'first' | 'latest') => {
     const ts = statement(selectEdge('sqlite', which)).get(k.device, k.kind, k.granularity)?.ts;
     return ts === null || ts === undefined ? undefined : Number(ts);
@@ -148,5 +153,6 @@ parentPort?.on('message', (req: WorkerRequest) => {
   } catch (err) {
     reply = { id: req.id, error: classify(err) };
   }
-  parentPort?.postMessage(reply);
+  // Packed rows go back as their buffer, not a copy.
+  parentPort?.postMessage(reply, reply.result instanceof Float64Array ? [reply.result.buffer as ArrayBuffer] : []);
 });

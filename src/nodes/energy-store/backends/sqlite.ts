@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { RowValues, StoreBatch } from '../fields.js';
+import { packRows, unpackRows, type RowValues, type StoreBatch } from '../fields.js';
 import type { Bucket } from '../buckets.js';
 import { storeError, unavailable, unreachable, type StoreErrorCode } from './errors.js';
 import type { RowRange, StoreBackend, StreamKey, Watermark, WriteResult } from './types.js';
@@ -30,19 +30,20 @@ export class SqliteBackend implements StoreBackend {
   }
 
   write(batches: readonly StoreBatch[]): Promise<WriteResult> {
-    return this.call('write', batches) as Promise<WriteResult>;
+    const packed = batches.map((b) => ({ ...b, rows: packRows(b.rows) }));
+    return this.send('write', [packed], packed.map((b) => b.rows.buffer as ArrayBuffer)) as Promise<WriteResult>;
   }
 
   watermarks(): Promise<Watermark[]> {
     return this.call('watermarks') as Promise<Watermark[]>;
   }
 
-  readRows(range: RowRange): Promise<RowValues[]> {
-    return this.call('readRows', range) as Promise<RowValues[]>;
+  async readRows(range: RowRange): Promise<RowValues[]> {
+    return unpackRows((await this.call('readRows', range)) as Float64Array);
   }
 
-  readBuckets(key: StreamKey, buckets: readonly Bucket[]): Promise<RowValues[]> {
-    return this.call('readBuckets', key, buckets) as Promise<RowValues[]>;
+  async readBuckets(key: StreamKey, buckets: readonly Bucket[]): Promise<RowValues[]> {
+    return unpackRows((await this.call('readBuckets', key, buckets)) as Float64Array);
   }
 
   edge(key: StreamKey, which: 'first' | 'latest'): Promise<number | undefined> {
@@ -89,6 +90,11 @@ export class SqliteBackend implements StoreBackend {
   }
 
   private call(op: string, ...args: unknown[]): Promise<unknown> {
+    return this.send(op, args, []);
+  }
+
+  /** `transfer`: buffers handed to the worker instead of copied. */
+  private send(op: string, args: unknown[], transfer: ArrayBuffer[]): Promise<unknown> {
     const worker = this.worker;
     if (!worker) return Promise.reject(unreachable('the SQLite database is not open'));
     const id = this.nextId++;
@@ -96,7 +102,7 @@ export class SqliteBackend implements StoreBackend {
       this.pending.set(id, { resolve, reject });
       // Keep Node-RED alive only while an answer is awaited.
       worker.ref();
-      worker.postMessage({ id, op, args });
+      worker.postMessage({ id, op, args }, transfer);
     }).finally(() => {
       if (this.pending.size === 0) worker.unref();
     });
