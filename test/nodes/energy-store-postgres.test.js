@@ -149,4 +149,39 @@ describe('energy-store (PostgreSQL)', function () {
     assert.ok(rows.every((r) => r.n === 1));
     assert.equal(nodes.caught.received, undefined);
   });
+
+  it('a bounded queue: size and age in the status, a warning past 80 %, and a full queue refuses new entries to Catch', async function () {
+    const flow = queryIntoStore({ fromTs: '-1d', toTs: 'now' }, storeProps({ queueLimit: 1 }));
+    const nodes = await flowWith(sim, flow, { credentials: credentials() });
+    const written = messagesOf(nodes.written);
+    const caught = messagesOf(nodes.caught);
+    const statuses = statusesOf(nodes.store);
+    await until(() => statuses.some((s) => s.fill === 'green'));
+    await pg.stop();
+    // A day of 5-minute entries is about 170 kB queued: the sixth passes 80 % of 1 MB, the seventh does not fit.
+    for (let day = 0; caught.length === 0 && day < 10; day += 1) {
+      const before = written.length;
+      sim.control.setClock({ advance: 86400 });
+      nodes.query.receive({ deviceId: DEVICE });
+      await until(() => written.length > before || caught.length > 0);
+    }
+    assert.equal(caught.length, 1);
+    assert.match(caught[0].error.message, /the disk queue is full \(\d\.\d MB of 1\.0 MB\): these \d+ entries were not stored/);
+    assert.equal(caught[0].apiError.code, 'QUEUE_FULL');
+    const warnings = helper.log().args.map((a) => a[0]).filter((e) => e.level === helper.log().WARN && e.id === 'store').map((e) => String(e.msg));
+    assert.ok(warnings.some((w) => /energy-store\.warn\.queueFull/.test(w)), `a warning past 80 %: ${warnings}`);
+    assert.ok(statuses.some((s) => s.fill === 'yellow' && /energy-store\.status\.queued/.test(s.text) && /energy-store\.status\.full/.test(s.text)), JSON.stringify(statuses.slice(-3)));
+    const queued = written.filter((m) => m.payload.state === 'queued');
+    assert.ok(queued.length >= 5);
+    assert.ok(queued.at(-1).payload.queue.full > 0.8);
+    assert.ok(queued.at(-1).payload.queue.ageS >= 86400 * (queued.length - 1), 'the age on the store\'s clock');
+    // The database back: everything that was queued is written, once; the refused day is not there.
+    await pg.start();
+    nodes.query.receive({ deviceId: DEVICE, fromTs: '-1h' });
+    await until(() => queueFiles().length === 0, 20000, 'the queue written');
+    const stored = await countRows('count(DISTINCT ts)');
+    assert.equal(written.at(-1).payload.state, 'written');
+    assert.equal(stored, queued.reduce((n, m) => n + m.payload.entries, 0) + written.at(-1).payload.entries);
+  });
 });
+

@@ -75,7 +75,7 @@ export class DiskQueue {
     const text = JSON.stringify(batch);
     const bytes = Buffer.byteLength(text);
     if (this.bytes + bytes > this.limitBytes) {
-      throw storeError('QUEUE_FULL', `the disk queue is full (${mb(this.bytes)} of ${mb(this.limitBytes)} MB): these ${batch.entries} entries were not stored; the database has been unreachable since the oldest queued batch`);
+      throw storeError('QUEUE_FULL', `the disk queue is full (${mb(this.bytes)} MB of ${mb(this.limitBytes)} MB): these ${batch.entries} entries were not stored; the database has been unreachable since the oldest queued batch`);
     }
     const seq = this.nextSeq++;
     // The random part: a node being replaced (a redeploy) may still be queuing what it took while its successor starts.
