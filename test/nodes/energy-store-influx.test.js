@@ -10,9 +10,8 @@ const {
 } = require('../support/env');
 const { startInflux, INFLUXD } = require('../support/influx-server');
 const { startInfluxRecorder } = require('../support/influx-recorder');
-const { requireServer, tempDir, queryIntoStore, sumByChannel } = require('../support/store');
+const { requireServer, tempDir, queryIntoStore, sumByChannel, serviceClient } = require('../support/store');
 const { SIM_DEVICES } = require('../../dist/simulator');
-const { EnergyApiClient } = require('../../dist/api');
 
 const DEVICE = SIM_DEVICES.switch6M3SW;
 
@@ -24,7 +23,7 @@ describe('energy-store (InfluxDB)', function () {
 
   before(async function () {
     sim = await startClockedSimulator();
-    client = new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: sim.keys.full, tps: 100, now: () => sim.control.now() * 1000 });
+    client = serviceClient(sim);
   });
   after(async function () {
     await client?.close();

@@ -5,14 +5,12 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { Client } = require('pg');
 const {
   helper, startClockedSimulator, useSimClock, startServer, stopServer, flowWith, messagesOf, until, TEST_NOW_S,
 } = require('../support/env');
 const { startPostgres, POSTGRES_BIN_DIR } = require('../support/postgres-server');
-const { HAS_SQLITE, requireServer, tempDir } = require('../support/store');
+const { HAS_SQLITE, requireServer, tempDir, serviceClient } = require('../support/store');
 const { SIM_DEVICES } = require('../../dist/simulator');
-const { EnergyApiClient } = require('../../dist/api');
 
 const DEVICE = SIM_DEVICES.switch6M3SW;
 const REDEPLOYS = 20;
@@ -35,7 +33,7 @@ describe('energy-store: redeploys leave nothing behind and lose nothing', functi
     requireServer(this, POSTGRES_BIN_DIR, 'PostgreSQL (postgresql)');
     pg = await startPostgres();
     sim = await startClockedSimulator();
-    const client = new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: sim.keys.full, tps: 100, now: () => sim.control.now() * 1000 });
+    const client = serviceClient(sim);
     week = await client.getLongEnergy(DEVICE, { fromTs: TEST_NOW_S - 7 * 86400, toTs: TEST_NOW_S, granularity: '5m' });
     await client.close();
     userDir = tempDir();
@@ -49,15 +47,6 @@ describe('energy-store: redeploys leave nothing behind and lose nothing', functi
     if (userDir) fs.rmSync(userDir, { recursive: true, force: true });
   });
 
-  async function count() {
-    const c = new Client({ host: '127.0.0.1', port: pg.port, user: 'postgres', password: pg.password, database: 'postgres' });
-    await c.connect();
-    try {
-      return (await c.query("SELECT count(*)::int AS n, count(DISTINCT (ts, channel))::int AS d FROM energy")).rows[0];
-    } finally {
-      await c.end();
-    }
-  }
 
   for (const backend of ['postgres', 'sqlite']) {
     it(`${backend}: ${REDEPLOYS} redeploys mid-write and mid-read`, async function () {
@@ -122,7 +111,7 @@ describe('energy-store: redeploys leave nothing behind and lose nothing', functi
       assert.ok((after.MessagePort ?? 0) <= (before.MessagePort ?? 0), `worker threads: before ${JSON.stringify(before)}, after ${JSON.stringify(after)}`);
       assert.deepEqual(late, []);
       if (backend === 'postgres') {
-        const { n, d } = await count();
+        const [{ n, d }] = await pg.query('SELECT count(*)::int AS n, count(DISTINCT (ts, channel))::int AS d FROM energy');
         assert.equal(n, d, 'no row twice');
         assert.ok(taken.size > REDEPLOYS * 50, `most msgs reached the node (${taken.size} entries)`);
         assert.equal(n, taken.size * 6, 'every entry the node took is written');

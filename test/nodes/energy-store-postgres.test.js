@@ -5,14 +5,12 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { Client } = require('pg');
 const {
   helper, startClockedSimulator, useSimClock, startServer, stopServer, flowWith, messagesOf, statusesOf, until, TEST_NOW_S,
 } = require('../support/env');
 const { startPostgres, POSTGRES_BIN_DIR } = require('../support/postgres-server');
-const { requireServer, tempDir, queryIntoStore } = require('../support/store');
+const { requireServer, tempDir, queryIntoStore, serviceClient } = require('../support/store');
 const { SIM_DEVICES } = require('../../dist/simulator');
-const { EnergyApiClient } = require('../../dist/api');
 
 const DEVICE = SIM_DEVICES.switch6M3SW;
 
@@ -27,7 +25,7 @@ describe('energy-store (PostgreSQL)', function () {
     requireServer(this, POSTGRES_BIN_DIR, 'PostgreSQL (postgresql)');
     pg = await startPostgres();
     sim = await startClockedSimulator();
-    client = new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: sim.keys.full, tps: 100, now: () => sim.control.now() * 1000 });
+    client = serviceClient(sim);
   });
   after(async function () {
     await client?.close();
@@ -37,7 +35,7 @@ describe('energy-store (PostgreSQL)', function () {
   beforeEach(async function () {
     sim.control.setClock({ now: TEST_NOW_S });
     userDir = tempDir();
-    await pgQuery('DROP TABLE IF EXISTS energy, energy_streams');
+    await pg.query('DROP TABLE IF EXISTS energy, energy_streams');
     useSimClock(sim, { userDir });
     await new Promise((resolve) => startServer(resolve));
   });
@@ -47,21 +45,11 @@ describe('energy-store (PostgreSQL)', function () {
     if (pg) await pg.start().catch(() => undefined); // a test that stopped it leaves it running for the next
   });
 
-  /** A statement with the database's own client (never the node under test). */
-  async function pgQuery(text, values) {
-    const c = new Client({ host: '127.0.0.1', port: pg.port, user: 'postgres', password: pg.password, database: 'postgres' });
-    await c.connect();
-    try {
-      return (await c.query(text, values)).rows;
-    } finally {
-      await c.end();
-    }
-  }
 
   /** Rows in the energy table; 0 while the store has not created it. */
   async function countRows(what = 'count(*)') {
-    const [{ t }] = await pgQuery("SELECT to_regclass('energy') AS t");
-    return t ? (await pgQuery(`SELECT ${what}::int AS n FROM energy`))[0].n : 0;
+    const [{ t }] = await pg.query("SELECT to_regclass('energy') AS t");
+    return t ? (await pg.query(`SELECT ${what}::int AS n FROM energy`))[0].n : 0;
   }
   const entriesIn = async (fromTs, toTs) => (await client.getLongEnergy(DEVICE, { fromTs, toTs, granularity: '5m' })).length;
 
@@ -77,13 +65,13 @@ describe('energy-store (PostgreSQL)', function () {
     const written = messagesOf(nodes.written);
     nodes.query.receive({ deviceId: DEVICE });
     await until(() => written.length === 1 && written[0].payload.state === 'written');
-    const first = await pgQuery('SELECT * FROM energy ORDER BY ts, channel');
+    const first = await pg.query('SELECT * FROM energy ORDER BY ts, channel');
     const direct = await client.getLongEnergy(DEVICE, { fromTs: TEST_NOW_S - 86400, toTs: TEST_NOW_S, granularity: '5m' });
     assert.equal(first.length, direct.length * 6);
     nodes.query.receive({ deviceId: DEVICE });
     await until(() => written.length === 2);
     assert.equal(written[1].payload.changed, 0);
-    assert.deepEqual(await pgQuery('SELECT * FROM energy ORDER BY ts, channel'), first);
+    assert.deepEqual(await pg.query('SELECT * FROM energy ORDER BY ts, channel'), first);
     assert.equal(nodes.caught.received, undefined);
   });
 
@@ -97,7 +85,7 @@ describe('energy-store (PostgreSQL)', function () {
     assert.equal(caught[0].apiError.code, 'STORE_REFUSED');
     assert.ok(statuses.some((s) => s.fill === 'red' && /password authentication/.test(s.text)), JSON.stringify(statuses));
     assert.equal(queueFiles().length, 1, 'the batch waits on disk');
-    assert.equal((await pgQuery("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name = 'energy'"))[0].n, 0, 'nothing written');
+    assert.equal((await pg.query("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name = 'energy'"))[0].n, 0, 'nothing written');
     const text = JSON.stringify([caught, statuses, helper.log().args]);
     assert.ok(!text.includes('not-the-password') && !text.includes(pg.password), 'no password in errors, status or log');
 
@@ -112,14 +100,14 @@ describe('energy-store (PostgreSQL)', function () {
   });
 
   it('a table of another shape is refused with the columns it lacks, and the queue is kept', async function () {
-    await pgQuery('CREATE TABLE energy (device text, ts bigint, value double precision)');
+    await pg.query('CREATE TABLE energy (device text, ts bigint, value double precision)');
     const nodes = await flowWith(sim, queryIntoStore({ fromTs: '-1h', toTs: 'now' }, storeProps()), { credentials: credentials() });
     const caught = messagesOf(nodes.caught);
     nodes.query.receive({ deviceId: DEVICE });
     await until(() => caught.length === 1, 20000, 'an error at Catch');
     assert.match(caught[0].error.message, /the table "energy" has other columns than the store's \(missing kind, granularity, channel/);
     assert.equal(queueFiles().length, 1);
-    assert.deepEqual(await pgQuery('SELECT * FROM energy'), [], 'nothing half written');
+    assert.deepEqual(await pg.query('SELECT * FROM energy'), [], 'nothing half written');
   });
 
   it('the queue survives a restart: entries queued while the database is down are written once after Node-RED and the database are back', async function () {
@@ -144,7 +132,7 @@ describe('energy-store (PostgreSQL)', function () {
     nodes = await flowWith(sim, flow, { credentials: credentials() });
     written = messagesOf(nodes.written);
     await until(() => queueFiles().length === 0, 20000, 'the queue written');
-    const rows = await pgQuery('SELECT ts, channel, count(*)::int AS n FROM energy GROUP BY ts, channel');
+    const rows = await pg.query('SELECT ts, channel, count(*)::int AS n FROM energy GROUP BY ts, channel');
     assert.equal(rows.length, queued * 6);
     assert.ok(rows.every((r) => r.n === 1));
     assert.equal(nodes.caught.received, undefined);

@@ -6,14 +6,12 @@
 // equal the service's long-energy sum within 0.1 Wh. All on the simulator's clock, which the test steps.
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const { Client } = require('pg');
 const {
   helper, startClockedSimulator, useSimClock, startServer, stopServer, flowWith, messagesOf, statusesOf, until, TEST_NOW_S,
 } = require('../support/env');
 const { startPostgres, POSTGRES_BIN_DIR } = require('../support/postgres-server');
-const { requireServer, tempDir, sumByChannel } = require('../support/store');
+const { requireServer, tempDir, sumByChannel, serviceClient } = require('../support/store');
 const { SIM_DEVICES } = require('../../dist/simulator');
-const { EnergyApiClient } = require('../../dist/api');
 
 const DEVICE = SIM_DEVICES.switch6M3SW;
 const STEP_S = 900;
@@ -42,15 +40,6 @@ describe('energy-store: a day of follow mode through a database outage and a Nod
     if (userDir) fs.rmSync(userDir, { recursive: true, force: true });
   });
 
-  async function pgQuery(text) {
-    const c = new Client({ host: '127.0.0.1', port: pg.port, user: 'postgres', password: pg.password, database: 'postgres' });
-    await c.connect();
-    try {
-      return (await c.query(text)).rows;
-    } finally {
-      await c.end();
-    }
-  }
 
   it('ends with 0 missing and 0 duplicate rows, and every channel\'s kWh equal to the service\'s within 0.1 Wh', async function () {
     const startTs = TEST_NOW_S;
@@ -102,7 +91,7 @@ describe('energy-store: a day of follow mode through a database outage and a Nod
     }
     const endTs = sim.control.now();
     // Whatever is still queued is written (the retry after the outage runs on its own timer).
-    await until(async () => (await pgQuery("SELECT coalesce(max(newest), 0)::bigint AS n FROM energy_streams"))[0].n >= endTs - 600, 30000, 'the queue drained');
+    await until(async () => (await pg.query("SELECT coalesce(max(newest), 0)::bigint AS n FROM energy_streams"))[0].n >= endTs - 600, 30000, 'the queue drained');
 
     assert.ok(states.includes('queued'), 'entries were queued while the database was down');
     assert.ok(statuses.length > 0);
@@ -110,7 +99,7 @@ describe('energy-store: a day of follow mode through a database outage and a Nod
     assert.deepEqual(caught, [], 'no error reached Catch');
 
     const service = await (async () => {
-      const client = new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: sim.keys.full, tps: 100, now: () => sim.control.now() * 1000 });
+      const client = serviceClient(sim);
       try {
         // The follow emits every entry stamped from startTs on; read from a period earlier so the entry whose period
         // straddles startTs is there whichever way the service selects by a range's ends.
@@ -119,7 +108,7 @@ describe('energy-store: a day of follow mode through a database outage and a Nod
         await client.close();
       }
     })();
-    const rows = await pgQuery("SELECT ts::bigint AS ts, channel, e_real FROM energy WHERE device = 'D630000000002' AND kind = 'long' AND granularity = '5m' ORDER BY ts, channel");
+    const rows = await pg.query("SELECT ts::bigint AS ts, channel, e_real FROM energy WHERE device = 'D630000000002' AND kind = 'long' AND granularity = '5m' ORDER BY ts, channel");
     const stored = new Map();
     for (const r of rows) {
       const key = `${r.ts}/${r.channel}`;

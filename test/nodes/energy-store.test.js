@@ -8,9 +8,8 @@ const path = require('node:path');
 const {
   helper, startClockedSimulator, useSimClock, startServer, stopServer, flowWith, messagesOf, statusesOf, until, TEST_NOW_S, allNodes,
 } = require('../support/env');
-const { HAS_SQLITE, tempDir, queryIntoStore, sqliteRows, sumByChannel, linkNodes } = require('../support/store');
+const { HAS_SQLITE, tempDir, queryIntoStore, sqliteRows, sumByChannel, linkNodes, serviceClient } = require('../support/store');
 const { SIM_DEVICES } = require('../../dist/simulator');
-const { EnergyApiClient } = require('../../dist/api');
 
 const DEVICE = SIM_DEVICES.switch6M3SW;
 const SYD = 'Australia/Sydney';
@@ -25,7 +24,7 @@ describe('energy-store (SQLite)', function () {
   before(async function () {
     sim = await startClockedSimulator();
     // The test's own view of the service, to compare the store with.
-    client = new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: sim.keys.full, tps: 100, now: () => sim.control.now() * 1000 });
+    client = serviceClient(sim);
   });
   after(async function () {
     await client.close();

@@ -80,6 +80,17 @@ async function startPostgres({ fsync = false } = {}) {
       await pg.stop();
       fs.rmSync(dir, { recursive: true, force: true });
     },
+    /** A statement with PostgreSQL's own client (`pg`), never through the node under test. */
+    async query(text, values) {
+      const { Client } = require('pg');
+      const c = new Client({ host: '127.0.0.1', port, user: 'postgres', password: PASSWORD, database: 'postgres' });
+      await c.connect();
+      try {
+        return (await c.query(text, values)).rows;
+      } finally {
+        await c.end();
+      }
+    },
   };
   await pg.start();
   return pg;

@@ -57,4 +57,10 @@ function linkNodes() {
   return require(require.resolve('@node-red/nodes/core/common/60-link.js', { paths: [runtime] }));
 }
 
-module.exports = { linkNodes, requireServer, HAS_SQLITE, tempDir, queryIntoStore, sqliteRows, sumByChannel };
+/** The test's own view of the service (to compare the store with), on the simulator's clock, not the node's limiter. */
+function serviceClient(sim) {
+  const { EnergyApiClient } = require('../../dist/api');
+  return new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: sim.keys.full, tps: 100, now: () => sim.control.now() * 1000 });
+}
+
+module.exports = { serviceClient, linkNodes, requireServer, HAS_SQLITE, tempDir, queryIntoStore, sqliteRows, sumByChannel };
