@@ -17,32 +17,51 @@ export const LIVE_LONG_WINDOW: LongWindow = 'timestamp';
 /** Length of a long-energy record, the unit every long entry is made of. */
 export const RECORD_S = 300;
 
+/** What one response shows of the reading. */
+export interface ReadingEvidence {
+  reading: LongWindow;
+  /**
+   * True when no other reading could have given the response. False for the coverage reading seen only
+   * in the response's first entry starting at the first whole record of the range: the timestamp
+   * reading gives that too when the device has no data just before it (where its history begins).
+   */
+  decisive: boolean;
+}
+
 /**
  * What a response tells of the reading, if anything. Only timestamp selection returns an entry that
  * starts before `fromTs` (e.g. one stamped exactly at an aligned fromTs); only coverage returns one
- * stamped at or after `toTs`.
+ * stamped at or after `toTs`. Coverage also starts exactly at the first whole record at or after
+ * fromTs, where timestamp selection (with data there) starts 5 minutes earlier.
  */
-export function readingOf(entries: readonly EnergyEntry[], request: RangeQuery): LongWindow | undefined {
-  let byStamp = false;
-  let byCoverage = false;
+export function readingOf(entries: readonly EnergyEntry[], request: RangeQuery): ReadingEvidence | undefined {
+  let firstStart = Infinity;
+  let lastEnd = -Infinity;
   for (const entry of entries) {
     const ts = entry?.timestamp;
     if (typeof ts !== 'number') continue;
     const duration = typeof entry.duration === 'number' && entry.duration > 0 ? entry.duration : RECORD_S;
-    if (ts - duration < request.fromTs) byStamp = true;
-    if (ts >= request.toTs) byCoverage = true;
+    if (ts - duration < firstStart) firstStart = ts - duration;
+    if (ts > lastEnd) lastEnd = ts;
   }
-  if (byStamp === byCoverage) return undefined;
-  return byStamp ? 'timestamp' : 'coverage';
+  if (firstStart === Infinity) return undefined;
+  const byStamp = firstStart < request.fromTs;
+  const byCoverage = lastEnd >= request.toTs;
+  if (byStamp !== byCoverage) return { reading: byStamp ? 'timestamp' : 'coverage', decisive: true };
+  if (byStamp) return undefined;
+  if (firstStart === Math.ceil(request.fromTs / RECORD_S) * RECORD_S) return { reading: 'coverage', decisive: false };
+  return undefined;
 }
 
 /**
- * The reading of one client: fixed by its option, or learnt from responses (the last decisive
- * response wins), the live service's until then.
+ * The reading of one client: fixed by its option, or learnt from responses (the last decisive one
+ * wins; a response that only suggests a reading counts until a decisive one is seen), the live
+ * service's until then.
  */
 export class LongWindowReading {
   private verdict: LongWindow;
   private readonly fixed: boolean;
+  private decided = false;
 
   constructor(option?: LongWindow) {
     this.fixed = option !== undefined;
@@ -57,7 +76,10 @@ export class LongWindowReading {
   learn(entries: readonly EnergyEntry[], request: RangeQuery): LongWindow {
     if (this.fixed) return this.verdict;
     const seen = readingOf(entries, request);
-    if (seen) this.verdict = seen;
+    if (seen && (seen.decisive || !this.decided)) {
+      this.verdict = seen.reading;
+      this.decided ||= seen.decisive;
+    }
     return this.verdict;
   }
 }

@@ -15,10 +15,13 @@ describe('long-energy readings: what a response shows, what a read covers', func
   const at = (timestamp, duration = 300) => ({ timestamp, duration });
   it('an entry starting before fromTs only comes from timestamp selection, one stamped at toTs only from coverage', function () {
     const request = { fromTs: 6000, toTs: 9000 };
-    assert.equal(readingOf([at(6000), at(6300)], request), 'timestamp', 'stamped exactly at an aligned fromTs');
-    assert.equal(readingOf([at(6600, 900)], request), 'timestamp', 'a 15-minute entry labelled 300 s after fromTs');
-    assert.equal(readingOf([at(6300), at(9000)], request), 'coverage', 'stamped at toTs');
-    assert.equal(readingOf([at(6300), at(8700)], request), undefined, 'nothing decisive');
+    const decisive = (reading) => ({ reading, decisive: true });
+    assert.deepEqual(readingOf([at(6000), at(6300)], request), decisive('timestamp'), 'stamped exactly at an aligned fromTs');
+    assert.deepEqual(readingOf([at(6600, 900)], request), decisive('timestamp'), 'a 15-minute entry labelled 300 s after fromTs');
+    assert.deepEqual(readingOf([at(6300), at(9000)], request), decisive('coverage'), 'stamped at toTs');
+    assert.deepEqual(readingOf([at(6900, 900), at(8700, 1800)], request), { reading: 'coverage', decisive: false }, 'starting at fromTs: coverage, or a device without data before it');
+    assert.deepEqual(readingOf([at(6300, 300)], { fromTs: 5890, toTs: 9000 }), { reading: 'coverage', decisive: false }, 'starting at the first record boundary after fromTs');
+    assert.equal(readingOf([at(7200), at(8700)], request), undefined, 'data starting later: nothing to tell');
     assert.equal(readingOf([], request), undefined);
     assert.equal(readingOf([at(6000), at(9000)], request), undefined, 'contradictory: no verdict');
   });
@@ -117,6 +120,20 @@ describe('client under both readings of a long range', function () {
       } finally {
         await fresh.close();
       }
+    }
+  });
+
+  it('a response that only suggests coverage (a read from where the device\'s data begins) does not undo a decisive one', async () => {
+    const client = open(sims.timestamp);
+    try {
+      const dataStart = utc(2024, 0, 1);
+      await client.getLongEnergy(D.meter3M, { fromTs: utc(2026, 5, 1), toTs: utc(2026, 5, 2), granularity: 'hour', timezone: 'UTC' });
+      assert.equal(client.longWindow(), 'timestamp');
+      const records = await client.getLongEnergy(D.meter3M, { fromTs: dataStart, toTs: dataStart + 3600, granularity: '5m' });
+      assert.equal(records[0].timestamp, dataStart + 300, 'the first record covers the first 5 minutes of data');
+      assert.equal(client.longWindow(), 'timestamp', 'a first entry starting at fromTs: no data before it, not another reading');
+    } finally {
+      await client.close();
     }
   });
 
