@@ -85,6 +85,33 @@ describe('energy-query periods under both readings of a long range', function ()
     }
   });
 
+  it('the "Daily energy report" example writes yesterday\'s exact kWh per channel under both readings', async function () {
+    const example = require('../../examples/Daily energy report.json');
+    const queryNode = example.find((n) => n.type === 'energy-query');
+    const toCsv = example.find((n) => n.type === 'function' && n.name === 'to CSV');
+    const nowMs = sim.control.now() * 1000;
+    const F = parseTime('yesterday', { timezone: ZONE, nowMs });
+    const T = parseTime('today', { timezone: ZONE, nowMs });
+    // The day's records straight from the simulator: the stamps F + 300 … T.
+    const res = await fetch(`${sim.baseUrl}/long-energy/${METER}?fromTs=${F + 300}&toTs=${T + 300}&convert[energy]=kWh`, { headers: { Authorization: `Bearer ${sim.keys.readOnly}` } });
+    const records = await res.json();
+    assert.equal(records.length, 288);
+    const expected = records[0].eRealKwh.map((_, c) => records.reduce((a, r) => a + r.eRealKwh[c], 0).toFixed(3));
+    for (const reading of READINGS) {
+      sim.control.setLimits({ longWindow: reading });
+      const run = await load([query('qr', { ...queryNode, id: 'qr', api: 'api', deviceId: METER, wires: [['out']] })]);
+      const [msg] = await run('qr');
+      const status = [];
+      const out = new Function('msg', 'node', toCsv.func)({ ...msg, deviceInfo: { channels: [] } }, { status: (s) => status.push(s) });
+      const day = DateTime.fromSeconds(F, { zone: ZONE }).toISODate();
+      assert.equal(out.filename, `/tmp/energy-report/${METER}-${day}.csv`);
+      const rows = out.payload.trim().split('\n').slice(1).map((line) => line.split(','));
+      assert.deepEqual(rows.map((r) => r[4]), expected, `${reading}: the sums of the day's 288 records`);
+      assert.match(status[0].text, /288 records/);
+      await helper.unload();
+    }
+  });
+
   /** Whole buckets of the reading, in the client's convention (stamped at the end of what they cover). */
   function whole(entries, g, reading) {
     const shift = reading === 'timestamp' && g !== '5m' ? 300 : 0;
