@@ -1,6 +1,6 @@
 import type { Node, NodeAPI, NodeMessageInFlow } from 'node-red';
 import {
-  EnergyApiError, checkPlanCost, coveredPeriod, floorToBucket, formatTime, planLongRanges, planShortRanges,
+  EnergyApiError, checkPlanCost, floorToBucket, formatTime, planLongRanges, planShortRanges,
   type Device, type EnergyApiClient, type EnergyEntry, type RangePages,
 } from '../../api/index.js';
 import { commonKey } from '../shared/i18n.js';
@@ -11,7 +11,7 @@ import { ChartBuilder, chartSeries, seriesNames, type ChartSeries } from './outp
 import { readChartOptions, type ChartDef } from './chart-settings.js';
 import { inSlices, nextTurn } from './chunks.js';
 import { pageMessage, splitMessages } from './messages.js';
-import { chartPlacement, readPeriod } from './periods.js';
+import { chartPlacement, readPeriod, shiftOf } from './periods.js';
 import { maxRequestsOf } from '../shared/request-budget.js';
 import { OUTPUT_FORMATS, catchUpSeconds, readSettings, resolveRange, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from './query-settings.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
@@ -155,7 +155,7 @@ export = function (RED: NodeAPI): void {
       // Dashboard 2 ui-chart: the unit on the y axis, one colour per category in the series' order, axis labels kept inside.
       const chartOptions: Record<string, unknown> = { color: chart.colours, yAxis: { name: chart.unit }, grid: { containLabel: true, bottom: 12 }, legend: { type: 'scroll', top: 22 } };
       // The live service's coarse buckets cover their periods 5 minutes early: the axis says so.
-      if ((msg.period as { shiftS?: number } | undefined)?.shiftS) {
+      if (shiftOf(r.settings.kind, r.settings.granularity, ctx.client.longWindow())) {
         chartOptions.xAxis = { name: RED._('energy-query.chart.shifted', { period: RED._(`energy-query.chart.periods.${r.settings.granularity}`) }) };
       }
       msg.ui_update = { chartOptions };
@@ -171,6 +171,8 @@ export = function (RED: NodeAPI): void {
       if (r.settings.kind === 'long' && r.settings.granularity) msg.granularity = r.settings.granularity;
       else delete msg.granularity;
       msg.timezone = r.timezone ?? 'UTC';
+      // Set by a range read once the service has answered (setPeriod); never one that came in.
+      delete msg.period;
     }
 
     async function emit(ctx: InputContext<QueryInMsg>, r: Resolved, entries: EnergyEntry[], single: boolean, follow: boolean): Promise<void> {
@@ -252,14 +254,13 @@ export = function (RED: NodeAPI): void {
       const fromTs = kind === 'long' && granularity ? floorToBucket(window.fromTs, granularity, zone) : window.fromTs;
       let entries = toTs > fromTs ? await fetchRange(ctx.client, r, fromTs, toTs) : [];
       if (kind === 'long' && granularity) {
-        const { shiftS } = coveredPeriod(fromTs, toTs, granularity, ctx.client.longWindow());
+        const shiftS = shiftOf(kind, granularity, ctx.client.longWindow());
         entries = entries.filter((e) => isCompleteBucket(e, granularity, zone, shiftS));
       }
       const { fresh, next } = selectNew(entries, state, window, catchUpS);
       await store.save(key, next);
+      // Follow emits what is new, possibly with gaps, and no msg.period: each entry says what it covers.
       describe(ctx.msg, r, fromTs, toTs);
-      // Follow emits what is new, possibly with gaps: each entry says what it covers.
-      delete ctx.msg.period;
       await emit(ctx, r, fresh, false, true);
     }
 

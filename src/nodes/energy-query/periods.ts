@@ -20,6 +20,11 @@ export function readPeriod(kind: EnergyKind, granularity: Granularity | undefine
   return coveredPeriod(fromTs, toTs, granularity ?? '5m', reading);
 }
 
+/** -300 when the reading moves each coarse long entry 5 minutes before its clock period (see ReadPeriod.shiftS), else 0. */
+export function shiftOf(kind: EnergyKind, granularity: Granularity | undefined, reading: LongWindow): number {
+  return kind === 'long' && granularity !== undefined ? coveredPeriod(0, 0, granularity, reading).shiftS : 0;
+}
+
 /**
  * Where a chart point goes: the start of the clock period (in `zone`) holding the middle of what the
  * entry covers. A day covering 23:55 to 23:55 sits on its day, not on 23:55 of the day before.
