@@ -71,6 +71,20 @@ describe('energy-query periods under both readings of a long range', function ()
     }
   });
 
+  it('the daily budget counts the requests a 5-minute read really sends, 300 s beyond its periods included', async function () {
+    const { requestsPerTrigger } = require('../../dist/nodes/shared/request-cost.js');
+    for (const [fromTs, toTs] of [['-7d', 'now'], ['-6d', 'now'], ['-20d', '-1d']]) {
+      sim.control.clearLog();
+      const props = { granularity: '5m', fromTs, toTs };
+      const run = await load([query('qb', props)]);
+      await run('qb');
+      const sent = sim.control.log().filter((r) => r.path.includes('/long-energy/'));
+      sent.forEach((r) => assert.ok(Number(r.query.toTs) - Number(r.query.fromTs) <= 7 * 86400, 'each request within the 7-day limit'));
+      assert.equal(requestsPerTrigger({ type: 'energy-query', ...query('qb', props) }, { nowMs: sim.control.now() * 1000 }), sent.length, `${fromTs} to ${toTs}`);
+      await helper.unload();
+    }
+  });
+
   it('a chart of days puts each bar on its own day under both readings; the axis names the shift only where there is one', async function () {
     const to = DateTime.fromSeconds(TEST_NOW_S, { zone: ZONE }).startOf('day');
     const from = to.minus({ days: 5 });
