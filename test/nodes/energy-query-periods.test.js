@@ -58,7 +58,7 @@ describe('energy-query periods under both readings of a long range', function ()
     const T = parseTime('today', { timezone: ZONE, nowMs });
     for (const reading of READINGS) {
       sim.control.setLimits({ longWindow: reading });
-      const run = await load([query('q5', { granularity: '5m', fromTs: 'yesterday', toTs: 'today' }), query('qd', { granularity: 'day', fromTs: 'yesterday', toTs: 'today' })]);
+      const run = await load([query('q5', { granularity: '5m', fromTs: 'yesterday', toTs: 'today' }), query('qd', { granularity: 'day', fromTs: 'yesterday', toTs: 'today' }), query('qh', { granularity: 'hour', fromTs: 'yesterday', toTs: 'today', output: 'pages' })]);
       const [five] = await run('q5');
       assert.equal(five.payload.length, 288, reading);
       assert.deepEqual(five.period, { fromTs: F, toTs: T, shiftS: 0 }, reading);
@@ -67,6 +67,10 @@ describe('energy-query periods under both readings of a long range', function ()
       const shift = reading === 'timestamp' ? -300 : 0;
       assert.deepEqual(day.period, { fromTs: F + shift, toTs: T + shift, shiftS: shift }, `${reading}: 23:55 to 23:55 where the service counts so`);
       assert.deepEqual(day.payload.map((e) => [e.timestamp - e.duration, e.timestamp]), [[day.period.fromTs, day.period.toTs]]);
+      const hours = await run('qh');
+      assert.ok(hours.length >= 1);
+      for (const page of hours) assert.deepEqual(page.period, day.period, `${reading}: each page says what the read covers`);
+      assert.equal(hours.reduce((n, m) => n + m.payload.length, 0), 24);
       await helper.unload();
     }
   });
