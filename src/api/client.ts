@@ -2,9 +2,10 @@ import { EventEmitter } from 'node:events';
 import { EnergyApiError, describeKey, describeValue } from './errors.js';
 import { SharedLimiter, sharedLimiterId, type SharedFigures, type SharedStatus } from './shared-limiter.js';
 import { RateLimiter, aborted, sleep } from './limiter.js';
+import { LongWindowReading, asCoveredPeriods, type LongWindow } from './long-window.js';
 import { COLLECT_READ_AHEAD, RangePages } from './pages.js';
 import { checkGranularity, checkTimestamps, checkTimezone, energyOptionParams, type QueryParams } from './params.js';
-import { checkPlanCost, planLongRanges, planModbusRanges, planShortRanges, DEFAULT_MAX_REQUESTS } from './ranges.js';
+import { checkPlanCost, longRequestRange, planLongRanges, planModbusRanges, planShortRanges, DEFAULT_MAX_REQUESTS } from './ranges.js';
 import { Transport, type RetryInfo } from './transport.js';
 import { assertDeviceUpdate } from './validation.js';
 import type {
@@ -27,6 +28,11 @@ export interface ClientOptions {
   now?: () => number;
   /** Shares the key's limits with every instance using it, through Redis (see shared-limiter.ts). */
   sharedLimiter?: { redisUrl: string; password?: string };
+  /**
+   * How the service selects and labels long energy (see long-window.ts). Default: learnt from its
+   * responses, the live service's reading ('timestamp') until a response shows otherwise.
+   */
+  longWindow?: LongWindow;
 }
 
 export interface CallOptions {
@@ -103,6 +109,7 @@ export class EnergyApiClient extends EventEmitter {
   private readonly devices = new Map<string, { device: Device; at: number }>();
   private readonly lastDeviceRead = new Map<string, number>();
   private readonly deviceReads = new Map<string, SharedRead>();
+  private readonly longReading: LongWindowReading;
   private categories?: Promise<ChannelCategory[]>;
   private models?: Promise<ModelInfo[]>;
   private closed = false;
@@ -116,6 +123,10 @@ export class EnergyApiClient extends EventEmitter {
     checkBaseUrl(options.baseUrl);
     this.now = options.now ?? Date.now;
     this.keyHint = describeKey(options.apiKey);
+    if (options.longWindow !== undefined && options.longWindow !== 'timestamp' && options.longWindow !== 'coverage') {
+      throw EnergyApiError.invalid(`longWindow must be "timestamp" or "coverage", not ${describeValue(options.longWindow)}`);
+    }
+    this.longReading = new LongWindowReading(options.longWindow);
     this.limiter = new RateLimiter({ tps: options.tps, tpd: options.tpd, now: this.now });
     this.limiter.on('state', (state: RateLimitState) => this.emit('rateLimit', state));
     if (options.sharedLimiter?.redisUrl) this.shared = this.shareLimits(options);
@@ -143,6 +154,14 @@ export class EnergyApiClient extends EventEmitter {
 
   rateLimitState(): RateLimitState {
     return this.limiter.state();
+  }
+
+  /**
+   * How the service selects and labels long energy, as far as this client knows: its option, else
+   * what the last decisive response showed, else the live service's reading ('timestamp').
+   */
+  longWindow(): LongWindow {
+    return this.longReading.current();
   }
 
   async listDevices(options: CallOptions = {}): Promise<string[]> {
@@ -226,7 +245,10 @@ export class EnergyApiClient extends EventEmitter {
 
   /**
    * Long energy for any range and granularity: split within the span limits with seams on bucket
-   * boundaries in the timezone, so the merge equals one unlimited request.
+   * boundaries in the timezone, so the merge equals one unlimited request. Every entry is stamped at
+   * the END of the period it covers, whatever the service's reading: 5-minute reads are exactly the
+   * records inside [fromTs, toTs); coarser reads are the service's buckets of [fromTs, toTs), which
+   * under the live reading cover 5 minutes earlier (see coveredPeriod).
    */
   async getLongEnergy(deviceId: string, query: EnergyRangeQuery, options: RangeCallOptions = {}): Promise<EnergyEntry[]> {
     return this.readPages('long', deviceId, query, { readAhead: COLLECT_READ_AHEAD, ...options }).collect();
@@ -266,7 +288,10 @@ export class EnergyApiClient extends EventEmitter {
     const params: QueryParams = { granularity, ...energyOptionParams(q, false) };
     if (timezone) params.timezone = timezone;
     checkPlanCost({ kind: 'long', granularity, fromTs: q.fromTs, toTs: q.toTs, nowS }, options.maxRequests);
-    return this.pages<EnergyEntry>(`/long-energy/${id}`, planLongRanges(q.fromTs, q.toTs, granularity, timezone, nowS), params, options);
+    return this.pages<EnergyEntry>(`/long-energy/${id}`, planLongRanges(q.fromTs, q.toTs, granularity, timezone, nowS), params, options, {
+      request: (periods) => longRequestRange(periods, granularity),
+      page: (entries, periods, request) => asCoveredPeriods(entries, granularity, periods, this.longReading.learn(entries, request)),
+    });
   }
 
   /** /first or /latest of short or long energy; null when there is no data (204). */
@@ -357,15 +382,19 @@ export class EnergyApiClient extends EventEmitter {
     return data;
   }
 
-  private pages<T extends { timestamp: number }>(path: string, ranges: RangeQuery[], params: QueryParams, options: PageReadOptions): RangePages<T> {
+  private pages<T extends { timestamp: number }>(
+    path: string, ranges: RangeQuery[], params: QueryParams, options: PageReadOptions, shape?: PageShape<T>,
+  ): RangePages<T> {
     const maxRequests = options.maxRequests ?? DEFAULT_MAX_REQUESTS;
     if (ranges.length > maxRequests) {
       throw new EnergyApiError({ code: 'REQUEST_BUDGET', message: `this read needs ${ranges.length} requests, more than maxRequests (${maxRequests}) allows: narrow the range or raise maxRequests`, sent: false });
     }
     const priority = options.priority ?? 'bulk';
     const fetch = async (range: RangeQuery, signal: AbortSignal): Promise<T[]> => {
-      const page = await this.get<T[]>(path, { fromTs: range.fromTs, toTs: range.toTs, ...params }, { priority, signal, onRetry: options.onRetry });
-      return Array.isArray(page) ? page : [];
+      const request = shape ? shape.request(range) : range;
+      const page = await this.get<T[]>(path, { fromTs: request.fromTs, toTs: request.toTs, ...params }, { priority, signal, onRetry: options.onRetry });
+      const entries = Array.isArray(page) ? page : [];
+      return shape ? shape.page(entries, range, request) : entries;
     };
     return new RangePages<T>(ranges, fetch, { signal: options.signal, readAhead: options.readAhead });
   }
@@ -403,6 +432,12 @@ export class EnergyApiClient extends EventEmitter {
 }
 
 const PRIORITY_RANK: Record<RequestPriority, number> = { interactive: 0, normal: 1, bulk: 2 };
+
+/** How the planned spans of a read become requests, and their answers entries. */
+interface PageShape<T> {
+  request(periods: RangeQuery): RangeQuery;
+  page(entries: T[], periods: RangeQuery, request: RangeQuery): T[];
+}
 
 /** The updated device of a PATCH answer: the bare device (live service) or `{status, result}` (spec). */
 function updatedDevice(data: PatchResult | Device | undefined): Device | undefined {

@@ -256,8 +256,10 @@ describe('e2e: dashboard', function () {
       const to = Math.floor(Date.now() / 1000);
       const span = { hour: 2 * 86400, day: 32 * 86400, month: 370 * 86400 }[granularity];
       const entries = (await client.getLongEnergy(SITE, { fromTs: to - span, toTs: to, granularity, timezone: zone })).slice(-labels.length);
-      assert.deepStrictEqual(labels, entries.map((e) => localLabel(e.timestamp - e.duration, zone, granularity)), `${view}: each bar is named by the period it covers`);
-      if (granularity === 'day') assert.notStrictEqual(labels[0], localLabel(entries[0].timestamp, zone, 'day'), 'not by the END stamp (the next day)');
+      // Each bar is the clock period holding the middle of what its entry covers (the live service's day runs 23:55 to 23:55).
+      const periodOf = (e) => DateTime.fromSeconds(e.timestamp - e.duration / 2, { zone }).startOf(granularity).toSeconds();
+      assert.deepStrictEqual(labels, entries.map((e) => localLabel(periodOf(e), zone, granularity)), `${view}: each bar is named by the period it covers`);
+      if (granularity === 'day') assert.notStrictEqual(labels[0], localLabel(entries[0].timestamp - entries[0].duration, zone, 'day'), 'not by where the service\'s day begins (23:55 the day before)');
       assert.ok(chart.series.every((s) => s.name.endsWith(' (kWh)')), `${view}: unit in the series names`);
       assert.strictEqual(chart.yName, 'kWh');
       assertDistinctColours(chart, view);

@@ -3,7 +3,7 @@
 const assert = require('node:assert/strict');
 const { DateTime } = require('luxon');
 const {
-  helper, startSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey,
+  helper, startSimulator, startClockedSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey,
 } = require('../support/env');
 const { SIM_DEVICES } = require('../../dist/simulator');
 
@@ -127,7 +127,17 @@ describe('energy-cost', function () {
     const d = out.days[0];
     assert.deepEqual([d.importKwh, d.exportKwh, d.importCost, d.exportCredit, d.supplyCharge, d.netCost], [28.8, 14.4, 8.64, 1.008, 0.99, 8.622]);
     assert.equal(out.entries.reduce((a, e) => a + Math.round(e.importCost * 1e6), 0), 8640000, 'the entries add up to the day in micro-units');
-    assert.deepEqual(out.total, { coveredHours: 24, importKwh: 28.8, exportKwh: 14.4, importCost: 8.64, exportCredit: 1.008, supplyCharge: 0.99, netCost: 8.622 });
+    assert.deepEqual(out.total, { coveredHours: 24, importKwh: 28.8, exportKwh: 14.4, importCost: 8.64, exportCredit: 1.008, supplyCharge: 0.99, netCost: 8.622, approximate: false });
+    assert.equal(d.approximate, false, '5-minute entries never cross a midnight');
+  });
+
+  it('marks the days an entry crossing midnight was split between (a live day entry: 23:55 to 23:55)', async () => {
+    const ctx = await setup({ importRates: flat('0.30') });
+    const out = await run(ctx, [entry('2026-05-10T23:55', '2026-05-11T23:55', 24 * KWH)]);
+    assert.deepEqual(out.days.map((d) => [d.date, d.coveredHours, d.importKwh, d.approximate]), [['2026-05-10', 0.083333, 0.083333, true], ['2026-05-11', 23.916667, 23.916667, true]]);
+    assert.equal(out.total.approximate, true);
+    const hours = await run(ctx, [entry('2026-05-11T00:00', '2026-05-11T01:00', KWH), entry('2026-05-11T01:00', '2026-05-11T02:00', KWH)]);
+    assert.deepEqual([hours.days[0].approximate, hours.total.approximate], [false, false]);
   });
 
   it('short energy and kWh-converted entries: import and export from the sign of each reading', async () => {
@@ -224,6 +234,41 @@ describe('energy-cost', function () {
       assert.ok(result.days.length >= 2 && result.days.length <= 3);
       assertNoKey(sim.keys.full, result, loggedText());
       await client.close();
+    });
+  });
+
+  describe('yesterday\'s cost from the simulator on a clock the test sets', function () {
+    let sim;
+    before(async function () { sim = await startClockedSimulator(); });
+    after(async function () {
+      helper.settings({});
+      await sim.close();
+    });
+
+    async function yesterday(granularity) {
+      const api = apiConfig(sim);
+      await load(nodes, [
+        api.node,
+        { id: 'tariff', type: 'energy-tariff', currency: 'AUD', timezone: '', importRates: flat('0.30'), exportRates: flat('0.05'), supplyCharges: [] },
+        { id: 'q', type: 'energy-query', api: 'api', deviceId: SIM_DEVICES.switch6M3SW, kind: 'long', query: 'range', fromTs: 'yesterday', toTs: 'today', granularity, timezone: '', convert: '', output: 'entries', wires: [['cost']] },
+        { id: 'cost', type: 'energy-cost', tariff: 'tariff', api: 'api', channels: '', timezone: '', wires: [['out']] },
+        { id: 'out', type: 'helper' },
+      ], api.credentials);
+      const out = nextMessage(helper.getNode('out'));
+      helper.getNode('q').receive({});
+      const msg = await out;
+      await helper.unload();
+      return msg;
+    }
+
+    it('is exact from 5-minute entries (one day, 24 hours covered); a day entry of the live service is marked approximate', async () => {
+      const exact = await yesterday('5m');
+      const date = DateTime.fromSeconds(exact.fromTs, { zone: SYD }).toISODate();
+      assert.deepEqual(exact.payload.days.map((d) => [d.date, d.coveredHours, d.approximate]), [[date, 24, false]]);
+      assert.equal(exact.payload.entries.length, 288);
+      const byDay = await yesterday('day');
+      assert.deepEqual(byDay.period, { fromTs: exact.fromTs - 300, toTs: exact.toTs - 300, shiftS: -300 });
+      assert.deepEqual(byDay.payload.days.map((d) => [d.coveredHours, d.approximate]), [[0.083333, true], [23.916667, true]], '23:55 to 23:55: five minutes of the day before');
     });
   });
 });

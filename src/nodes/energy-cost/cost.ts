@@ -42,6 +42,12 @@ export interface DayCost {
   exportCredit: number;
   supplyCharge: number;
   netCost: number;
+  /**
+   * True when part of the day's energy comes from an entry that crosses one of its midnights, split
+   * between the two days by time (pro rata): a coarse entry of the live service (a day is 23:55 to
+   * 23:55). Exact days come from 5-minute entries.
+   */
+  approximate: boolean;
 }
 
 export type Totals = Omit<DayCost, 'date' | 'start' | 'end' | 'hours'>;
@@ -60,9 +66,10 @@ interface Sums {
   importMicros: number;
   exportMicros: number;
   seconds: number;
+  approximate: boolean;
 }
 
-const zero = (): Sums => ({ importJ: 0, exportJ: 0, importMicros: 0, exportMicros: 0, seconds: 0 });
+const zero = (): Sums => ({ importJ: 0, exportJ: 0, importMicros: 0, exportMicros: 0, seconds: 0, approximate: false });
 const kwh = (joules: number): number => Math.round(joules / 3.6) / 1e6;
 const hours = (seconds: number): number => Math.round((seconds / 3600) * 1e6) / 1e6;
 
@@ -105,6 +112,7 @@ export function computeCost(energies: GridEnergy[], input: CostInput): CostResul
       sums.importMicros += imp;
       sums.exportMicros += exp;
       sums.seconds += acc.seconds;
+      if (perDay.size > 1) sums.approximate = true;
       byDay.set(day, sums);
     }
     entries.push({
@@ -153,6 +161,7 @@ function dayCost(date: string, s: Sums, input: CostInput): DayCost {
     exportCredit: fromMicros(s.exportMicros),
     supplyCharge: fromMicros(supplyMicros),
     netCost: fromMicros(s.importMicros - s.exportMicros + supplyMicros),
+    approximate: s.approximate,
   };
 }
 
@@ -168,5 +177,6 @@ function totals(days: DayCost[], sums: Sums[]): Totals {
     exportCredit: money((d) => d.exportCredit),
     supplyCharge: money((d) => d.supplyCharge),
     netCost: money((d) => d.netCost),
+    approximate: days.some((d) => d.approximate),
   };
 }
