@@ -43,7 +43,7 @@ function readCharts(page) {
         const p = vnode.component.proxy;
         if (p && p.chart && typeof p.chart.getOption === 'function') {
           const o = p.chart.getOption();
-          found[p.id] = { color: o.color, yName: o.yAxis && o.yAxis[0] ? o.yAxis[0].name : '', series: o.series.map((s) => ({ name: s.name, data: s.data })) };
+          found[p.id] = { color: o.color, yName: o.yAxis && o.yAxis[0] ? o.yAxis[0].name : '', series: o.series.map((s) => ({ name: s.name, stack: s.stack, data: s.data })) };
         }
         walk(vnode.component.subTree);
       }
@@ -54,6 +54,59 @@ function readCharts(page) {
     walk(document.querySelector('#app')._vnode);
     return found;
   });
+}
+
+/**
+ * A chart's y-axis title and y tick labels as drawn (zrender's text boxes, one line of the font's size high,
+ * rotated as drawn): the tick labels the title overlaps.
+ */
+function yTitleOverlaps(page, node) {
+  return page.evaluate((id) => {
+    let chart;
+    const seen = new Set();
+    const walk = (vnode) => {
+      if (!vnode || typeof vnode !== 'object' || seen.has(vnode)) return;
+      seen.add(vnode);
+      if (vnode.component) {
+        const p = vnode.component.proxy;
+        if (p && p.id === id && p.chart) chart = p.chart;
+        walk(vnode.component.subTree);
+      }
+      if (vnode.suspense) walk(vnode.suspense.activeBranch);
+      if (Array.isArray(vnode.children)) vnode.children.forEach(walk);
+      if (Array.isArray(vnode.dynamicChildren)) vnode.dynamicChildren.forEach(walk);
+    };
+    walk(document.querySelector('#app')._vnode);
+    const box = (el) => {
+      const r = el.getBoundingRect();
+      const size = Number((/(\d+(?:\.\d+)?)px/.exec(el.style.font || '') || [0, 12])[1]);
+      const mid = r.y + r.height / 2;
+      const m = el.getComputedTransform() || [1, 0, 0, 1, 0, 0];
+      const corners = [[r.x, mid - size / 2], [r.x + r.width, mid - size / 2], [r.x, mid + size / 2], [r.x + r.width, mid + size / 2]]
+        .map(([x, y]) => [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]]);
+      const xs = corners.map((c) => c[0]);
+      const ys = corners.map((c) => c[1]);
+      return { text: el.style.text, anchor: Math.round(m[4]), left: Math.min(...xs), right: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys) };
+    };
+    const name = chart.getOption().yAxis[0].name;
+    const texts = chart.getZr().storage.getDisplayList(true).filter((el) => el.style && typeof el.style.text === 'string').map(box);
+    const title = texts.find((t) => t.text === name);
+    // The y tick labels: numbers that share one anchor, right-aligned beside the axis.
+    const numbers = texts.filter((t) => /^-?\d+(\.\d+)?$/.test(t.text));
+    const counts = new Map();
+    for (const t of numbers) counts.set(t.anchor, (counts.get(t.anchor) || 0) + 1);
+    const anchor = [...counts.entries()].sort((a, b) => b[1] - a[1])[0][0];
+    const ticks = numbers.filter((t) => t.anchor === anchor);
+    const overlaps = title ? ticks.filter((t) => t.left < title.right && title.left < t.right && t.top < title.bottom && title.top < t.bottom).map((t) => t.text) : [];
+    return { title: title ? title.text : null, ticks: ticks.length, overlaps };
+  }, node.id);
+}
+
+async function assertYTitleClear(page, node, unit) {
+  const y = await yTitleOverlaps(page, node);
+  assert.strictEqual(y.title, unit, `${node.name}: the unit is the y axis's title`);
+  assert.ok(y.ticks >= 3, `${node.name}: ${y.ticks} tick labels found`);
+  assert.deepStrictEqual(y.overlaps, [], `${node.name}: the y title overlaps the tick labels`);
 }
 
 async function chartOf(page, node, ready = (c) => c.series.length > 0 && c.series[0].data.length > 0, timeout = 20000) {
@@ -135,6 +188,7 @@ describe('e2e: dashboard', function () {
     assert.deepStrictEqual(power.series.map((s) => baseName(s.name)).sort(), device.channels.map((c) => c.label).sort());
     assert.ok(power.series.every((s) => s.name.endsWith(' (kW)')), 'the unit is in each series name (tooltips)');
     assert.strictEqual(power.yName, 'kW');
+    await assertYTitleClear(page, T.power, 'kW');
     assert.ok(power.series.every((s) => s.data.length <= 300), 'a few hundred points at most');
     assertDistinctColours(power, 'power');
     await h.screenshot(page, 'dashboard-now.png', { fullPage: true });
@@ -265,6 +319,7 @@ describe('e2e: dashboard', function () {
       if (granularity === 'day') assert.notStrictEqual(labels[0], localLabel(entries[0].timestamp, zone, 'day'), 'not by the END stamp (the next day)');
       assert.ok(chart.series.every((s) => s.name.endsWith(' (kWh)')), `${view}: unit in the series names`);
       assert.strictEqual(chart.yName, 'kWh');
+      await assertYTitleClear(page, T.history, 'kWh');
       assertDistinctColours(chart, view);
       chart.series.forEach((s, i) => {
         const known = colourOf.get(baseName(s.name));
@@ -307,13 +362,40 @@ describe('e2e: dashboard', function () {
     assert.ok(seconds < 20, `${seconds} s`);
   });
 
-  it('the energy-per-day page charts a month of daily totals', async () => {
+  it('the energy-per-day page shows supply beside use for each of the last 30 whole days, as the API counts them', async () => {
     const report = JSON.parse(fs.readFileSync(path.join(h.ROOT, 'examples', 'Energy per day chart (Dashboard 2).json'), 'utf8'));
     const perDay = report.find((n) => n.type === 'ui-chart');
     await page.goto(`${demo.dashboardUrl}/energy-per-day`);
-    const chart = await chartOf(page, perDay, (c) => c.series.length > 0 && c.series[0].data.length >= 29, 30000);
-    const days = chart.series[0].data.length;
-    assert.ok(days >= 29 && days <= 31, `${days} days`);
+    const chart = await chartOf(page, perDay, (c) => c.series.length >= 4 && c.series.every((s) => s.data.length === 30), 30000);
+    const zone = device.timezone;
+    const grid = device.channels.findIndex((c) => c.categoryId === 1);
+    const circuits = device.channels.filter((c) => ![0, 1, 5].includes(c.categoryId)).map((c) => `${c.label} (kWh)`);
+    const stackOf = Object.fromEntries(chart.series.map((s) => [s.name, s.stack]));
+    assert.deepStrictEqual(stackOf, {
+      'From the grid (kWh)': 'supply', 'Solar (kWh)': 'supply', ...Object.fromEntries(circuits.map((n) => [n, 'use'])), 'To the grid (kWh)': 'use',
+    }, 'supply and use on two stacks; the site\'s circuits measure all it uses, so nothing is "not measured"');
+    // The API's whole days (local midnight to local midnight, 23 to 25 h), by the label of the day they cover.
+    const now = Math.floor(Date.now() / 1000);
+    const midnight = (t) => DateTime.fromSeconds(t, { zone }).toFormat('HH:mm') === '00:00';
+    // The demo was restarted by the test before: its simulator has a new address.
+    const { EnergyApiClient } = require('../../dist/api/index.js');
+    const api = new EnergyApiClient({ baseUrl: demo.simulator.baseUrl, apiKey: demo.simulator.keys.full });
+    const apiDays = (await api.getLongEnergy(SITE, { fromTs: now - 33 * 86400, toTs: now, granularity: 'day', timezone: zone }).finally(() => api.close()))
+      .filter((e) => midnight(e.timestamp) && midnight(e.timestamp - e.duration) && e.duration >= 23 * 3600);
+    const labels = apiDays.map((e) => localLabel(e.timestamp - e.duration, zone, 'day'));
+    const shown = chart.series[0].data.map((d) => d[0]);
+    const first = labels.indexOf(shown[0]);
+    assert.ok(first >= 0, `${shown[0]} is a whole day of the API`);
+    assert.deepStrictEqual(shown, labels.slice(first, first + 30), '30 consecutive whole days, none partial');
+    const y = (name, i) => chart.series.find((s) => s.name === name).data[i][1];
+    shown.forEach((day, i) => {
+      const e = apiDays[first + i];
+      assert.ok(Math.abs(y('From the grid (kWh)', i) - e.eRealPositive[grid] / 3.6e6) < 0.0006, `${day}: import as the API counts it`);
+      assert.ok(Math.abs(y('To the grid (kWh)', i) - Math.abs(e.eRealNegative[grid]) / 3.6e6) < 0.0006, `${day}: export as the API counts it`);
+      const total = (stack) => chart.series.filter((s) => s.stack === stack).reduce((a, s) => a + s.data[i][1], 0);
+      assert.ok(Math.abs(total('supply') - total('use')) < 0.001 * chart.series.length, `${day}: supply ${total('supply')} kWh, use ${total('use')} kWh`);
+    });
+    await assertYTitleClear(page, perDay, 'kWh');
     await h.screenshot(page, 'dashboard-daily-report.png');
   });
 

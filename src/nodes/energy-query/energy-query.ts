@@ -8,7 +8,7 @@ import { resolveTimezone } from '../shared/timezone.js';
 import { FlowNodeRuntime, type InputContext } from '../shared/flow-node.js';
 import { FollowStore, followKey, followWindow, isCompleteBucket, selectNew } from './follow.js';
 import { ChartBuilder, chartSeries, seriesNames, type ChartSeries } from './outputs.js';
-import { readChartOptions, type ChartDef } from './chart-settings.js';
+import { readChartOptions, yAxisTitle, type ChartDef } from './chart-settings.js';
 import { inSlices, nextTurn } from './chunks.js';
 import { pageMessage, splitMessages } from './messages.js';
 import { maxRequestsOf } from '../shared/request-budget.js';
@@ -135,8 +135,8 @@ export = function (RED: NodeAPI): void {
       if (ctx.signal.aborted) return;
       msg.payload = chart.points;
       msg.action = follow ? 'append' : 'replace';
-      // Dashboard 2 ui-chart: the unit on the y axis, one colour per category in the series' order, axis labels kept inside.
-      msg.ui_update = { chartOptions: { color: chart.colours, yAxis: { name: chart.unit }, grid: { containLabel: true, bottom: 12 }, legend: { type: 'scroll', top: 22 } } };
+      // Dashboard 2 ui-chart: the unit above the y axis, one colour per category in the series' order, axis labels kept inside.
+      msg.ui_update = { chartOptions: { color: chart.colours, yAxis: yAxisTitle(chart.unit), grid: { containLabel: true, bottom: 12 }, legend: { type: 'scroll', top: 22 } } };
       msg.unit = chart.unit;
       if (!follow || anyEntries) send(msg);
     }
