@@ -31,9 +31,9 @@ const T = {
 };
 const LOADS = example.filter((n) => n.type === 'energy-load-control');
 
-/** Every ECharts chart on the page, found through the Vue tree: its series (name, points) and palette. */
-function readCharts(page) {
-  return page.evaluate(() => {
+/** Installed in the page before each load: every ECharts instance of the page by widget id, found through the Vue tree. */
+function installChartFinder() {
+  window.energyCharts = () => {
     const found = {};
     const seen = new Set();
     const walk = (vnode) => {
@@ -41,10 +41,7 @@ function readCharts(page) {
       seen.add(vnode);
       if (vnode.component) {
         const p = vnode.component.proxy;
-        if (p && p.chart && typeof p.chart.getOption === 'function') {
-          const o = p.chart.getOption();
-          found[p.id] = { color: o.color, yName: o.yAxis && o.yAxis[0] ? o.yAxis[0].name : '', series: o.series.map((s) => ({ name: s.name, stack: s.stack, data: s.data })) };
-        }
+        if (p && p.chart && typeof p.chart.getOption === 'function') found[p.id] = p.chart;
         walk(vnode.component.subTree);
       }
       if (vnode.suspense) walk(vnode.suspense.activeBranch);
@@ -52,6 +49,18 @@ function readCharts(page) {
       if (Array.isArray(vnode.dynamicChildren)) vnode.dynamicChildren.forEach(walk);
     };
     walk(document.querySelector('#app')._vnode);
+    return found;
+  };
+}
+
+/** Every chart on the page: its series (name, stack, points), palette and y title. */
+function readCharts(page) {
+  return page.evaluate(() => {
+    const found = {};
+    for (const [id, chart] of Object.entries(window.energyCharts())) {
+      const o = chart.getOption();
+      found[id] = { color: o.color, yName: o.yAxis && o.yAxis[0] ? o.yAxis[0].name : '', series: o.series.map((s) => ({ name: s.name, stack: s.stack, data: s.data })) };
+    }
     return found;
   });
 }
@@ -62,21 +71,7 @@ function readCharts(page) {
  */
 function yTitleOverlaps(page, node) {
   return page.evaluate((id) => {
-    let chart;
-    const seen = new Set();
-    const walk = (vnode) => {
-      if (!vnode || typeof vnode !== 'object' || seen.has(vnode)) return;
-      seen.add(vnode);
-      if (vnode.component) {
-        const p = vnode.component.proxy;
-        if (p && p.id === id && p.chart) chart = p.chart;
-        walk(vnode.component.subTree);
-      }
-      if (vnode.suspense) walk(vnode.suspense.activeBranch);
-      if (Array.isArray(vnode.children)) vnode.children.forEach(walk);
-      if (Array.isArray(vnode.dynamicChildren)) vnode.dynamicChildren.forEach(walk);
-    };
-    walk(document.querySelector('#app')._vnode);
+    const chart = window.energyCharts()[id];
     const box = (el) => {
       const r = el.getBoundingRect();
       const size = Number((/(\d+(?:\.\d+)?)px/.exec(el.style.font || '') || [0, 12])[1]);
@@ -91,8 +86,8 @@ function yTitleOverlaps(page, node) {
     const name = chart.getOption().yAxis[0].name;
     const texts = chart.getZr().storage.getDisplayList(true).filter((el) => el.style && typeof el.style.text === 'string').map(box);
     const title = texts.find((t) => t.text === name);
-    // The y tick labels: numbers that share one anchor, right-aligned beside the axis.
-    const numbers = texts.filter((t) => /^-?\d+(\.\d+)?$/.test(t.text));
+    // The y tick labels: numbers (1,400 too) that share one anchor, right-aligned beside the axis.
+    const numbers = texts.filter((t) => /^-?\d[\d,]*(\.\d+)?$/.test(t.text));
     const counts = new Map();
     for (const t of numbers) counts.set(t.anchor, (counts.get(t.anchor) || 0) + 1);
     const anchor = [...counts.entries()].sort((a, b) => b[1] - a[1])[0][0];
@@ -147,6 +142,7 @@ describe('e2e: dashboard', function () {
     demo = await start({ port: 0, simPort: 0, userDir, log: () => {}, apiUrl: '' });
     browser = await h.launchBrowser();
     page = browser.page;
+    await page.addInitScript(installChartFinder);
     const { EnergyApiClient } = require('../../dist/api/index.js');
     client = new EnergyApiClient({ baseUrl: demo.simulator.baseUrl, apiKey: demo.simulator.keys.full });
     device = await client.getDevice(SITE);
