@@ -150,12 +150,17 @@ export class SiteGroup {
   private async followUp(): Promise<void> {
     const now = this.now();
     const members = [...this.members];
-    for (const [id, since] of this.awaited()) {
-      if (now - since >= PENDING_POLL_MIN_MS) await this.readDevice(id, members);
+    try {
+      for (const [id, since] of this.awaited()) {
+        if (now - since >= PENDING_POLL_MIN_MS) await this.readDevice(id, members);
+      }
+      if (this.aborter.signal.aborted) return;
+      const round = this.round(now, members);
+      if (round.some(({ evaluation }) => evaluation.outcomes.length > 0)) await this.carryOut(round);
+    } catch (err) {
+      // Started by a timer, so nobody awaits it: a failure goes to the members' status, never unhandled.
+      if (!this.aborter.signal.aborted) for (const m of members) m.readFailed(err);
     }
-    if (this.aborter.signal.aborted) return;
-    const round = this.round(now, members);
-    if (round.some(({ evaluation }) => evaluation.outcomes.length > 0)) await this.carryOut(round);
   }
 
   private async cycle(): Promise<void> {
