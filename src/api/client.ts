@@ -199,6 +199,26 @@ export class EnergyApiClient extends EventEmitter {
     return device;
   }
 
+  /** ms until the device may be polled again: 5 s after the last read of it through this client (spec 3.1, 8); 0 = now. */
+  nextPollInMs(deviceId: string): number {
+    const last = this.lastDeviceRead.get(deviceId);
+    return last === undefined ? 0 : Math.max(0, PENDING_POLL_MIN_MS - (this.now() - last));
+  }
+
+  /**
+   * The device for a poll of pending values: read now unless some caller of this client read it in
+   * the last 5 s; then that read serves (joined while in flight). `at` is when the copy was answered
+   * (client clock), so a caller can tell it from the copy it already holds. The copy may be a PATCH's answer.
+   */
+  async pollDevice(deviceId: string, options: CallOptions = {}): Promise<{ device: Device; at: number }> {
+    const id = checkDeviceId(deviceId);
+    const known = this.devices.get(id);
+    if (known && !this.deviceReads.has(id) && this.nextPollInMs(id) > 0) return { device: known.device, at: known.at };
+    const device = await this.getDevice(id, options);
+    const read = this.devices.get(id);
+    return { device, at: read?.device === device ? read.at : this.now() };
+  }
+
   /** The device as last read (within 10 minutes), else a fresh read. */
   async knownDevice(deviceId: string, options: CallOptions = {}): Promise<Device> {
     const cached = this.devices.get(deviceId);
@@ -310,7 +330,7 @@ export class EnergyApiClient extends EventEmitter {
 
   /**
    * Polls the device until `isDone(device)` holds or the timeout passes, never more often than once
-   * per 5 s per device (counting every read of that device through this client).
+   * per 5 s per device (counting every read of that device through this client, whose copies serve it).
    */
   async waitForDevice(deviceId: string, isDone: (device: Device) => boolean, options: WaitOptions): Promise<WaitOutcome> {
     const id = checkDeviceId(deviceId);
@@ -325,8 +345,12 @@ export class EnergyApiClient extends EventEmitter {
         const device = await this.knownDevice(id, { signal: options.signal });
         return { device, done: isDone(device), elapsedMs: this.now() - started, polls };
       }
+      const copyBefore = this.devices.get(id);
       await sleep(wait, options.signal);
-      const device = await this.getDevice(id, { signal: options.signal, priority: 'interactive', onRetry: options.onRetry });
+      const call: CallOptions = { signal: options.signal, priority: 'interactive', onRetry: options.onRetry };
+      // Another caller read the device during the wait: its read (or the one in flight) serves this poll.
+      const readMeanwhile = this.deviceReads.has(id) || this.devices.get(id) !== copyBefore;
+      const device = readMeanwhile ? (await this.pollDevice(id, call)).device : await this.getDevice(id, call);
       polls += 1;
       if (isDone(device)) return { device, done: true, elapsedMs: this.now() - started, polls };
     }

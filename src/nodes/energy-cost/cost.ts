@@ -1,9 +1,10 @@
 // The cost arithmetic: grid energy per entry, priced piece by piece, summed per entry and per local day.
+// Energy stays in whole Joules until it is shown as kWh; money is counted in millionths.
 // An entry's energy is spread evenly over its period (pro rata by time) when a price change falls inside it.
 import { DateTime } from 'luxon';
 import { costNumerator, divRound, fromMicros, roundCost } from '../energy-tariff/money.js';
 import { describeWallTime, type Schedule, type Tariff } from '../energy-tariff/tariff.js';
-import type { GridEnergy } from './grid-energy.js';
+import { KWH_J, type GridEnergy } from './grid-energy.js';
 import { periodAt, type PricePeriod } from './message-prices.js';
 import { apportion, localDay, Segmenter, type Segment } from './segments.js';
 
@@ -70,7 +71,8 @@ interface Sums {
 }
 
 const zero = (): Sums => ({ importJ: 0, exportJ: 0, importMicros: 0, exportMicros: 0, seconds: 0, approximate: false });
-const kwh = (joules: number): number => Math.round(joules / 3.6) / 1e6;
+/** Not rounded: the entries of a day add up to the day (both from whole Joules); a display rounds. */
+const kwh = (joules: number): number => joules / KWH_J;
 const hours = (seconds: number): number => Math.round((seconds / 3600) * 1e6) / 1e6;
 
 export function computeCost(energies: GridEnergy[], input: CostInput): CostResult {
@@ -166,7 +168,7 @@ function dayCost(date: string, s: Sums, input: CostInput): DayCost {
 }
 
 function totals(days: DayCost[], sums: Sums[]): Totals {
-  // Money: the sum of the days' micro-units. Energy and hours: from the summed Joules and seconds, rounded once.
+  // Money: the sum of the days' micro-units. Energy and hours: from the summed Joules and seconds.
   const money = (pick: (d: DayCost) => number): number => fromMicros(days.reduce((a, d) => a + Math.round(pick(d) * 1e6), 0));
   const add = (pick: (s: Sums) => number): number => sums.reduce((a, s) => a + pick(s), 0);
   return {

@@ -73,6 +73,7 @@ export = function (RED: NodeAPI): void {
       intervalS: parsed.intervalS,
       windowS: parsed.settings.windowS,
       needsSwitchRead: () => memory.state === undefined || memory.pending !== undefined,
+      pendingSince: () => memory.pending?.at,
       input(measuring, switchDevice) {
         try {
           settings ??= measuring ? resolveSettings(parsed, measuring) : undefined;

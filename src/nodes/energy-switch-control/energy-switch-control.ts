@@ -1,5 +1,5 @@
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
-import { EnergyApiError, isEnergyApiError, PENDING_POLL_MIN_MS, type Device, type EnergyApiClient, type SwitchState } from '../../api/index.js';
+import { EnergyApiError, isEnergyApiError, type Device, type EnergyApiClient, type SwitchState } from '../../api/index.js';
 import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { isConfirmed, parseCommand, stateLabel, switchIdFor, switchToControl } from './command.js';
 import { abortError, DevicePoller, timerSleep } from '../shared/device-poller.js';
@@ -31,8 +31,6 @@ export = function (RED: NodeAPI): void {
     const timeoutMs = (Number.isFinite(timeoutS) && timeoutS > 0 ? timeoutS : DEFAULT_TIMEOUT_S) * 1000;
     const poller = new DevicePoller(() => rt.client(), timerSleep((fn, ms) => rt.setTimer(fn, ms), (t) => rt.clearTimer(t)), rt.call, rt.now);
     const lanes = new Map<string, SwitchLane>();
-    /** Per device: when this node last read it, and the read still in flight. */
-    const reads = new Map<string, { at: number; pending?: Promise<Device> }>();
     const key = (k: string, opts?: Record<string, string | number>): string => RED._(`energy-switch-control.${k}`, opts);
 
     rt.onClose(() => {
@@ -41,25 +39,13 @@ export = function (RED: NodeAPI): void {
     });
 
     /**
-     * A fresh read, unless the device was read within the poll spacing or is being polled: then the
-     * client's cached copy (refreshed by every poll and write) is that fresh. Concurrent msgs share one read.
+     * A fresh read, unless the device was read within the poll spacing by any node on the key or is
+     * being polled: then the client's copy (refreshed by every poll and write) is that fresh. Concurrent msgs share one read.
      */
     async function readDevice(client: EnergyApiClient, deviceId: string): Promise<Device> {
-      const last = reads.get(deviceId);
-      if (last?.pending) return last.pending;
       const laneBusy = [...lanes.values()].some((l) => l.deviceId === deviceId && !l.idle);
-      if (poller.busy(deviceId) || laneBusy || (last && rt.now() - last.at < PENDING_POLL_MIN_MS)) {
-        return client.knownDevice(deviceId, { ...rt.call, priority: 'interactive' });
-      }
-      const entry: { at: number; pending?: Promise<Device> } = { at: rt.now() };
-      entry.pending = client.getDevice(deviceId, { ...rt.call, priority: 'interactive' });
-      reads.set(deviceId, entry);
-      try {
-        return await entry.pending;
-      } finally {
-        entry.pending = undefined;
-        entry.at = rt.now();
-      }
+      if (poller.busy(deviceId) || laneBusy) return client.knownDevice(deviceId, { ...rt.call, priority: 'interactive' });
+      return (await client.pollDevice(deviceId, { ...rt.call, priority: 'interactive' })).device;
     }
 
     function laneFor(client: EnergyApiClient, deviceId: string, switchId: string): SwitchLane {
@@ -84,11 +70,7 @@ export = function (RED: NodeAPI): void {
             throw err;
           }
         },
-        waitFor: async (id, swId, target, ms) => {
-          const result = await poller.wait(id, (d) => isConfirmed(d, swId, target), ms);
-          reads.set(id, { at: rt.now() });
-          return result;
-        },
+        waitFor: (id, swId, target, ms) => poller.wait(id, (d) => isConfirmed(d, swId, target), ms),
       });
       lanes.set(switchId, lane);
       return lane;

@@ -162,7 +162,8 @@ const LOAD_CONTROL_STATUS_S = 300;
  * energy-load-control: every node measuring one device on one config node shares one short-energy read
  * per evaluation (at the shortest interval of them) and one status read per switch device about every
  * 5 minutes. The group's cost is counted once, on its member with the smallest id; the others cost 0.
- * Not counted: the first device read, and a PATCH plus a few pending reads per switching.
+ * Not counted: the first device read, and per switching a PATCH and the reads that follow it until the device
+ * confirms (every 5 s: about 6, as for a switch node's command; 36 at most when the device never takes it).
  */
 function loadControlRequestsPerDay(node: SavedNode, flow: readonly SavedNode[]): number {
   const intervalOf = (n: SavedNode): number => {
