@@ -1,5 +1,5 @@
 import { isEnergyApiError, PENDING_POLL_MIN_MS, SHORT_MAX_SPAN_S, type Device, type EnergyApiClient } from '../../api/index.js';
-import { evaluateGroup, type MemberInput } from './group.js';
+import { evaluateGroup, type MemberInput, type SiteReading } from './group.js';
 import { newestTimestamp } from './signal.js';
 import type { Evaluation, ShortEntry } from './types.js';
 
@@ -8,7 +8,11 @@ export const STATUS_EVERY_MS = 300_000;
 /** Lets every node of one deploy join before the first shared read. */
 const FIRST_READ_DELAY_MS = 200;
 
-/** One energy-load-control node as its site group sees it. */
+/**
+ * A node that reads through the site group: an energy-load-control node (a load, decided with the others),
+ * or a node that only watches the shared reads (energy-mqtt: its `input` returns undefined and it is never
+ * asked to `apply`).
+ */
 export interface SiteMember {
   readonly id: string;
   readonly switchDeviceId: string;
@@ -17,8 +21,11 @@ export interface SiteMember {
   readonly windowS: number;
   /** The switch state must be read now: unknown, or a change is pending. */
   needsSwitchRead(): boolean;
-  /** Its input to the group, given the devices as last read; undefined when it cannot take part (it says why itself). */
-  input(measuring: Device | undefined, switchDevice: Device | undefined): MemberInput | undefined;
+  /**
+   * Its input to the group, given the devices as last read and the short energy the group holds;
+   * undefined when it cannot take part (it says why itself) or only watches.
+   */
+  input(measuring: Device | undefined, switchDevice: Device | undefined, site: SiteReading): MemberInput | undefined;
   /** Carries out the evaluation (switch, outputs, status, persistence); returns the device if a PATCH answered with it. */
   apply(evaluation: Evaluation, switchDevice: Device | undefined): Promise<Device | undefined>;
   /** A shared read failed. */
@@ -129,14 +136,15 @@ export class SiteGroup {
     if (signal.aborted) return;
 
     const measuring = this.devices.get(this.deviceId)?.device;
+    const site: SiteReading = { entries: this.entries, newestS: this.newestS, startedAt: this.startedAt };
     const inputs: Array<{ member: SiteMember; input: MemberInput; device?: Device }> = [];
     for (const member of members) {
       const device = this.devices.get(member.switchDeviceId)?.device;
       const fresh = readNow.has(member.switchDeviceId) ? device : undefined;
-      const input = member.input(measuring, fresh);
+      const input = member.input(measuring, fresh, site);
       if (input) inputs.push({ member, input, device });
     }
-    const evaluations = evaluateGroup(inputs.map((i) => i.input), { entries: this.entries, newestS: this.newestS, startedAt: this.startedAt }, now);
+    const evaluations = evaluateGroup(inputs.map((i) => i.input), site, now);
     for (const { member, input, device } of inputs) {
       if (signal.aborted || !this.members.has(member)) continue;
       const patched = await member.apply(evaluations.get(input.id) as Evaluation, device);
