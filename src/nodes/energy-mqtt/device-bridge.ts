@@ -1,0 +1,178 @@
+import type { Device } from '../../api/index.js';
+import type { SiteMember } from '../energy-load-control/site.js';
+import type { LoadControlRegistry, LoadControlView } from '../shared/load-control-registry.js';
+import type { BrokerLink } from './broker-link.js';
+import { runOverrideCommand, runSwitchCommand, type CommandHost } from './commands.js';
+import { DeviceEnergy, type EnergyHost } from './device-energy.js';
+import { devicePayload } from './discovery.js';
+import type { MqttSettings } from './settings.js';
+import { availability, powerReadings, switchAttributes, switchState } from './states.js';
+import { discoveryTopic, DeviceTopics, memberNumber } from './topics.js';
+import { energyLayout } from './totals.js';
+
+export interface BridgeHost extends Omit<CommandHost, 'lastKnown' | 'seen'>, Omit<EnergyHost, 'publish'> {
+  settings: MqttSettings;
+  link: BrokerLink;
+  registry: LoadControlRegistry;
+  /** The key's requests left today. */
+  budget(): number;
+  /** A shared read went through (clears a read problem from the status). */
+  readOk(): void;
+}
+
+/**
+ * One device in Home Assistant: its discovery payload, and every state published from the reads it
+ * shares with the key's load-control nodes (power and the device every interval and 5 minutes), its own
+ * long-energy reads, and the commands that come back (switches, load-control overrides).
+ */
+export class DeviceBridge {
+  readonly topics: DeviceTopics;
+  readonly member: SiteMember;
+  private readonly energy: DeviceEnergy;
+  private readonly subscribed = new Set<string>();
+  private newestShortS?: number;
+  private closed = false;
+
+  constructor(private readonly host: BridgeHost, private device: Device) {
+    this.topics = new DeviceTopics(host.settings.baseTopic, device.id);
+    const publish = (topic: string, payload: string): void => host.link.publish(topic, payload);
+    this.energy = new DeviceEnergy({ ...host, publish }, device, this.topics, host.settings.energyIntervalS * 1000);
+    this.member = {
+      id: `energy-mqtt:${device.id}`,
+      switchDeviceId: device.id,
+      intervalS: host.settings.intervalS,
+      // The newest entry is all the power readings need; a device may report as seldom as every 295 s.
+      windowS: 600,
+      needsSwitchRead: () => false,
+      input: (_measuring, fresh, site) => {
+        this.watch(fresh, site.entries);
+        return undefined;
+      },
+      apply: async () => undefined,
+      readFailed: (err) => host.failed(err),
+    };
+  }
+
+  get deviceId(): string {
+    return this.device.id;
+  }
+
+  start(): void {
+    this.publishDiscovery();
+    this.publishDevice();
+    this.publishLoads();
+    this.host.link.publish(this.topics.budget, String(this.host.budget()));
+    this.host.registry.on('members', this.onMembers);
+    this.host.registry.on('report', this.onReport);
+    void this.energy.read();
+  }
+
+  /** Resolves once the energy read in progress (if any) has ended. */
+  settled(): Promise<void> {
+    return this.energy.settled();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.host.registry.off('members', this.onMembers);
+    this.host.registry.off('report', this.onReport);
+    for (const topic of this.subscribed) this.host.link.unsubscribe(topic);
+    this.subscribed.clear();
+  }
+
+  /** Everything a shared read brought: the device (every 5 minutes), the power, availability, budget; energy when due. */
+  private watch(fresh: Device | undefined, entries: Parameters<typeof powerReadings>[0]): void {
+    if (this.closed) return;
+    if (fresh) {
+      this.device = fresh;
+      this.energy.update(fresh);
+      this.publishDiscovery();
+      this.publishDevice();
+    }
+    const power = powerReadings(entries, energyLayout(this.device));
+    if (power) {
+      this.newestShortS = Math.max(this.newestShortS ?? power.at, power.at);
+      for (const [n, watts] of power.watts) this.host.link.publish(this.topics.power(n), watts);
+    }
+    this.host.link.publish(this.topics.availability, availability(this.device, this.newestShortS, this.host.now()));
+    this.host.link.publish(this.topics.budget, String(this.host.budget()));
+    this.host.readOk();
+    if (this.energy.due()) void this.energy.read();
+  }
+
+  private publishDiscovery(): void {
+    if (!this.host.settings.discovery) return;
+    const payload = devicePayload(this.device, this.topics, this.host.registry.driving(this.device.id));
+    const topic = discoveryTopic(this.host.settings.discoveryPrefix, this.device.id);
+    this.host.link.publish(topic, JSON.stringify(payload));
+  }
+
+  /** Availability and every switch as the device last reported it (a switch with a command in flight waits for its outcome). */
+  private publishDevice(): void {
+    this.host.link.publish(this.topics.availability, availability(this.device, this.newestShortS, this.host.now()));
+    this.device.switches.forEach((sw, index) => {
+      const n = memberNumber(sw.id, index);
+      this.listen(this.topics.switchCommand(n), (payload) => runSwitchCommand(this.commandHost(), this.topics, n, sw.id, payload));
+      if (this.host.transactions.busy(sw.id)) return;
+      this.host.link.publish(this.topics.switchState(n), switchState(sw));
+      this.host.link.publish(this.topics.switchAttributes(n), switchAttributes(sw));
+    });
+  }
+
+  /** Each load-control node driving a switch of this device: its override (a select) and reason. */
+  private publishLoads(): void {
+    for (const view of this.host.registry.driving(this.device.id)) {
+      const at = this.loadTopics(view);
+      if (!at) continue;
+      const topic = this.topics.overrideCommand(at.n, at.k);
+      // Looked up at each command: the load-control node may have been redeployed since.
+      this.listen(topic, async (payload) => {
+        const current = this.host.registry.driving(this.device.id).filter((v) => v.switchId === view.switchId)[at.k - 1];
+        if (!current) return this.host.refused(new Error(`no load-control node drives ${view.switchId} any more`), { topic, payload });
+        if (!(await runOverrideCommand(this.host, current, topic, payload))) this.reportLoad(current);
+      });
+      this.reportLoad(view);
+    }
+  }
+
+  private reportLoad(view: LoadControlView): void {
+    const at = this.loadTopics(view);
+    if (!at) return;
+    this.host.link.publish(this.topics.override(at.n, at.k), view.override());
+    const report = view.report();
+    if (!report) return;
+    this.host.link.publish(this.topics.reason(at.n, at.k), report.reason);
+    const { reason: _reason, at: when, ...figures } = report;
+    this.host.link.publish(this.topics.reasonAttributes(at.n, at.k), JSON.stringify({ ...figures, node: view.name || view.nodeId, mode: view.mode, evaluated_at: new Date(when).toISOString() }));
+  }
+
+  private loadTopics(view: LoadControlView): { n: number; k: number } | undefined {
+    const index = this.device.switches.findIndex((s) => s.id === view.switchId);
+    if (index < 0) return undefined;
+    const k = this.host.registry.driving(this.device.id).filter((v) => v.switchId === view.switchId).indexOf(view) + 1;
+    return { n: memberNumber(view.switchId, index), k };
+  }
+
+  private readonly onMembers = (switchDeviceId: string): void => {
+    if (this.closed || switchDeviceId !== this.device.id) return;
+    this.publishDiscovery();
+    this.publishLoads();
+  };
+
+  private readonly onReport = (view: LoadControlView): void => {
+    if (!this.closed && view.switchDeviceId === this.device.id) this.reportLoad(view);
+  };
+
+  private listen(topic: string, handler: (payload: string) => Promise<unknown>): void {
+    if (this.subscribed.has(topic)) return;
+    this.subscribed.add(topic);
+    this.host.link.subscribe(topic, (payload, packet) => {
+      // A retained command is an old one (HA never retains them unless told to): acting on it at every reconnect would switch again.
+      if (!packet.retain && !this.closed) void handler(payload);
+    });
+  }
+
+  private commandHost(): CommandHost {
+    return { ...this.host, lastKnown: () => this.device, seen: (d) => { this.device = d; } };
+  }
+}

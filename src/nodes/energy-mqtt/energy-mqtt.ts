@@ -1,0 +1,160 @@
+import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
+import { EnergyApiError } from '../../api/index.js';
+import { siteGroup } from '../energy-load-control/site.js';
+import { persistentStore } from '../energy-load-control/persist.js';
+import { SwitchTransactions } from '../energy-switch-control/switch-transactions.js';
+import { errorDetails, toError } from '../shared/errors.js';
+import { FlowNodeRuntime } from '../shared/flow-node.js';
+import { loadControlRegistry } from '../shared/load-control-registry.js';
+import { upgradeSavedConfig } from '../shared/migrations.js';
+import { describeValue } from '../shared/msg-guard.js';
+import { attachDailyCost } from '../shared/request-cost.js';
+import { asBroker, BrokerLink } from './broker-link.js';
+import { DeviceBridge, type BridgeHost } from './device-bridge.js';
+import { isPermanent, resolveDevices } from './devices.js';
+import { migrations } from './migrations.js';
+import { parseSettings, type EnergyMqttDef, type MqttSettings } from './settings.js';
+import { haStatusTopic } from './topics.js';
+import { TotalsStore } from './totals-store.js';
+
+/** As energy-switch-control's default: a switch command not confirmed by then is reported as such. */
+const SWITCH_TIMEOUT_S = 180;
+/** A start that failed for a passing reason (outage, 5xx) is tried again after this long. */
+const RETRY_START_MS = 60_000;
+let warnedNoStore = false;
+
+export = function (RED: NodeAPI): void {
+  function EnergyMqttNode(this: Node, def: EnergyMqttDef): void {
+    RED.nodes.createNode(this, def);
+    def = upgradeSavedConfig(this, def, migrations);
+    const node = this;
+    const rt = new FlowNodeRuntime(RED, node, def);
+    let deviceCount: number | undefined;
+    attachDailyCost(RED, node, def, () => ({ nowMs: rt.now(), deviceCount }));
+    const t = (key: string, values?: Record<string, string | number>): string => RED._(`energy-mqtt.${key}`, values);
+
+    /** Bad input: a red status and an error, nothing published, every msg refused with the same error. */
+    function refuse(err: unknown): void {
+      rt.error(err);
+      node.error(toError(err).message);
+      rt.onInput(async () => { throw err; });
+    }
+
+    let settings: MqttSettings;
+    const broker = asBroker(RED.nodes.getNode(def.broker ?? ''));
+    try {
+      settings = parseSettings(def);
+      if (!broker) throw EnergyApiError.invalid('no MQTT broker: select an mqtt-broker config node (the one the mqtt in/out nodes use)');
+      rt.client();
+    } catch (err) {
+      return refuse(err);
+    }
+    const client = rt.client();
+    const store = persistentStore(RED);
+    if (!store && !warnedNoStore) {
+      warnedNoStore = true;
+      node.warn(t('errors.noPersistentStore'));
+    }
+    const totals = new TotalsStore(node, store);
+    const bridges: DeviceBridge[] = [];
+    let brokerUp = false;
+    let problem: string | undefined;
+
+    function show(): void {
+      if (problem) return;
+      if (!brokerUp) return rt.status({ fill: 'yellow', shape: 'ring', text: t('status.brokerDown') });
+      if (bridges.length === 0) return rt.busy(t('status.starting'));
+      rt.status({ fill: 'green', shape: 'dot', text: t('status.publishing', { devices: bridges.length }) });
+    }
+    function failed(err: unknown): void {
+      const text = toError(err).message;
+      // One warning per distinct problem, not one per read while it lasts.
+      if (text !== problem) node.warn(text);
+      problem = text;
+      rt.error(err);
+    }
+    const link = new BrokerLink(broker as NonNullable<typeof broker>, node.id, {
+      up: () => { brokerUp = true; show(); },
+      down: () => {
+        brokerUp = false;
+        node.warn(t('errors.brokerDown'));
+        show();
+      },
+      failed: (topic, err) => failed(new Error(`the broker refused a publish to ${topic}: ${toError(err).message}`)),
+    });
+    const transactions = new SwitchTransactions({
+      client: () => rt.client(), call: rt.call, now: rt.now, setTimer: (fn, ms) => rt.setTimer(fn, ms), clearTimer: (tm) => rt.clearTimer(tm),
+      onSending: () => undefined,
+      warnUncertain: (reason) => node.warn(t('errors.writeUncertain', { reason })),
+    }, SWITCH_TIMEOUT_S * 1000);
+    const host: BridgeHost = {
+      client: () => rt.client(), call: rt.call, now: rt.now, settings, link, store: totals, transactions, timeoutS: SWITCH_TIMEOUT_S,
+      registry: loadControlRegistry(client),
+      budget: () => client.rateLimitState().dailyRemaining,
+      publish: (topic, payload, force) => link.publish(topic, payload, force),
+      failed,
+      readOk: () => { if (problem) { problem = undefined; show(); } },
+      refused: (err, msg) => {
+        problem = toError(err).message;
+        rt.error(err);
+        node.error(problem, { ...msg, apiError: errorDetails(err) } as NodeMessage);
+      },
+    };
+
+    async function start(): Promise<void> {
+      try {
+        await totals.load();
+        const { devices, uninitialised } = await resolveDevices(client, settings.devices, { ...rt.call, priority: 'normal' });
+        if (uninitialised.length > 0) node.warn(t('errors.uninitialised', { devices: uninitialised.join(', ') }));
+        if (rt.closed) return;
+        deviceCount = devices.length + uninitialised.length;
+        for (const device of devices) {
+          const bridge = new DeviceBridge(host, device);
+          bridges.push(bridge);
+          bridge.start();
+          const group = siteGroup(client, device.id, rt.now);
+          group.join(bridge.member);
+          rt.onClose(() => group.leave(bridge.member));
+        }
+        show();
+      } catch (err) {
+        if (rt.closed) return;
+        if (isPermanent(err)) return refuse(err);
+        failed(err);
+        rt.setTimer(() => { started = start(); }, RETRY_START_MS);
+      }
+    }
+
+    if (settings.discovery) {
+      // Home Assistant's birth message: it has (re)started and needs every discovery payload and state again.
+      link.subscribe(haStatusTopic(settings.discoveryPrefix), (payload, packet) => {
+        if (!packet.retain && payload.trim() === 'online') link.resend();
+      });
+    }
+    link.start();
+    show();
+    let started = start();
+
+    rt.onInput<NodeMessageInFlow>(async ({ msg }) => {
+      const command = typeof msg.payload === 'string' ? msg.payload.trim().toLowerCase() : '';
+      if (command !== 'refresh' && command !== 'republish') {
+        throw EnergyApiError.invalid(`msg.payload ${describeValue(msg.payload)} is not a command: send "refresh" (read now) or "republish" (send discovery and every state again)`);
+      }
+      await started;
+      if (command === 'republish') return link.resend();
+      await Promise.all(bridges.map(async (b) => {
+        await siteGroup(client, b.deviceId, rt.now).evaluate();
+        await b.settled();
+      }));
+    });
+
+    node.on('close', (removed: boolean, done: () => void) => {
+      transactions.abandon();
+      for (const bridge of bridges) bridge.close();
+      if (removed) totals.forget();
+      void link.close(removed).finally(done);
+    });
+  }
+
+  RED.nodes.registerType('energy-mqtt', EnergyMqttNode as unknown as Parameters<NodeAPI['nodes']['registerType']>[1]);
+};
