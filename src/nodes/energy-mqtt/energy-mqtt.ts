@@ -34,10 +34,11 @@ export = function (RED: NodeAPI): void {
     const t = (key: string, values?: Record<string, string | number>): string => RED._(`energy-mqtt.${key}`, values);
 
     /** Bad input: a red status and an error, nothing published, every msg refused with the same error. */
+    let fatal: unknown;
     function refuse(err: unknown): void {
+      fatal = err;
       rt.error(err);
       node.error(toError(err).message);
-      rt.onInput(async () => { throw err; });
     }
 
     let settings: MqttSettings;
@@ -47,7 +48,8 @@ export = function (RED: NodeAPI): void {
       if (!broker) throw EnergyApiError.invalid('no MQTT broker: select an mqtt-broker config node (the one the mqtt in/out nodes use)');
       rt.client();
     } catch (err) {
-      return refuse(err);
+      refuse(err);
+      return rt.onInput(async () => { throw err; });
     }
     const client = rt.client();
     const store = persistentStore(RED);
@@ -141,6 +143,7 @@ export = function (RED: NodeAPI): void {
         throw EnergyApiError.invalid(`msg.payload ${describeValue(msg.payload)} is not a command: send "refresh" (read now) or "republish" (send discovery and every state again)`);
       }
       await started;
+      if (fatal) throw fatal;
       if (command === 'republish') return link.resend();
       await Promise.all(bridges.map(async (b) => {
         await siteGroup(client, b.deviceId, rt.now).evaluate();

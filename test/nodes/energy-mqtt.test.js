@@ -1,0 +1,213 @@
+'use strict';
+// energy-mqtt against a real Mosquitto and the simulator, with an MQTT client subscribed as Home Assistant
+// is (issue 18): discovery validated against HA's schema, retained, sent again on HA's birth; switch
+// commands through the switch transaction; load control's override as a select; bad input; the requests
+// the node makes over a simulated hour against what it states.
+const assert = require('node:assert/strict');
+const { helper, load } = require('../support/env');
+const { SIM_DEVICES } = require('../../dist/simulator');
+const { connectHomeAssistant, discoveryErrors } = require('../support/home-assistant');
+const { DEV, NODES, sleep, until, useMqttSuite } = require('./energy-mqtt-fixtures');
+
+const S1 = `${DEV}_S1`;
+const INITIALISED = Object.values(SIM_DEVICES).filter((id) => id !== SIM_DEVICES.uninitialised && id !== SIM_DEVICES.forbidden);
+
+describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, simulator)', function () {
+  this.timeout(30000);
+  const f = useMqttSuite();
+
+  const discovery = (deviceId = DEV) => f.ha.next((m) => m.topic === f.configTopic(deviceId), 10000, true).then((m) => JSON.parse(m.payload));
+
+  it('publishes one valid, retained device-based discovery payload per device, with the Energy dashboard\'s sensors and stable unique ids', async function () {
+    const ctx = await f.setup({ devices: '' });
+    const payloads = {};
+    for (const id of INITIALISED) payloads[id] = await discovery(id);
+    for (const [id, payload] of Object.entries(payloads)) assert.deepEqual(discoveryErrors(payload), [], `${id}: HA would refuse its discovery payload`);
+    assert.ok(ctx.warnings.some((w) => /energy-mqtt\.errors\.uninitialised/.test(w)), 'the device that never connected is left out, with a warning');
+    assert.equal(f.ha.history(f.configTopic(SIM_DEVICES.uninitialised)).length, 0);
+
+    // The solar home: grid import/export and solar production as the Energy dashboard takes them; names from the labels.
+    const home = payloads[DEV];
+    assert.deepEqual(Object.keys(home).sort(), ['cmps', 'dev', 'o']);
+    assert.equal(home.dev.name, 'Solar home', 'the device is named by its label');
+    for (const key of ['grid_imported', 'grid_exported', 'solar_produced', 'c1_imported', 'c2_exported']) {
+      const c = home.cmps[key];
+      assert.deepEqual([c.p, c.device_class, c.state_class, c.unit_of_measurement], ['sensor', 'energy', 'total_increasing', 'kWh'], key);
+    }
+    assert.deepEqual([home.cmps.c1_power.device_class, home.cmps.c1_power.state_class, home.cmps.c1_power.unit_of_measurement], ['power', 'measurement', 'W']);
+    assert.equal(home.cmps.c1_power.name, 'Grid power');
+    assert.equal(home.cmps.s1.p, 'switch');
+    assert.equal(home.cmps.s1.name, 'Hot water');
+    assert.equal(home.cmps.c1_power.unique_id, `${DEV}_C1_power`);
+    const all = Object.values(payloads).flatMap((p) => Object.values(p.cmps).map((c) => c.unique_id));
+    assert.equal(new Set(all).size, all.length, 'every unique id is unique across the key\'s devices');
+    const feeder = payloads[SIM_DEVICES.rogowski3RM].cmps;
+    assert.equal(feeder.solar_produced, undefined, 'no solar sensor where no channel is Solar generation');
+    assert.ok(feeder.grid_imported, 'grid import over its three Grid connect channels');
+
+    // Retained: an MQTT client that connects afterwards (HA after a restart) gets every config and state.
+    await f.send(ctx, 'refresh');
+    await until(() => f.state('channel/1/power') !== undefined && f.state('site/grid_imported') !== undefined, 'the first power and totals');
+    const late = await connectHomeAssistant(f.broker.url, { prefix: f.prefix, base: f.base });
+    try {
+      await sleep(300);
+      const seenLive = new Set(f.ha.messages.map((m) => m.topic));
+      const seenLate = late.messages;
+      assert.ok(seenLate.length > 0 && seenLate.every((m) => m.retain), 'everything a late subscriber gets is retained');
+      assert.deepEqual(new Set(seenLate.map((m) => m.topic)), seenLive, 'every topic published is retained');
+    } finally {
+      await late.end();
+    }
+
+    // Another deploy and another Node-RED instance (another node id) describe the same entities the same way.
+    await helper.unload();
+    const { flow, credentials } = f.flow({ devices: '' });
+    await load(NODES(), flow.map((n) => (n.id === 'm' ? { ...n, id: 'second-instance' } : n)).filter((n) => n.id !== 'done'), credentials);
+    const again = await f.ha.next((m) => m.topic === f.configTopic(DEV));
+    assert.deepEqual(JSON.parse(again.payload), home);
+  });
+
+  it('sends discovery and every state again when Home Assistant says it is online', async function () {
+    await f.setup();
+    await discovery();
+    await until(() => f.state('availability') === 'online', 'availability');
+    const before = f.ha.history(f.configTopic()).length;
+    const states = f.ha.history(f.topic('switch/1/state')).length;
+    await f.ha.birth();
+    await until(() => f.ha.history(f.configTopic()).length > before, 'the discovery payload again');
+    await until(() => f.ha.history(f.topic('switch/1/state')).length > states, 'the switch state again');
+  });
+
+  it('switches through the switch transaction: one PATCH, the state topic says ON only after the device confirms', async function () {
+    const ctx = await f.setup();
+    await discovery();
+    await until(() => f.state('switch/1/state') === 'OFF', 'the switch state');
+    await f.ha.publish(f.topic('switch/1/set'), 'ON');
+    await until(() => f.patches().length === 1, 'the PATCH');
+    assert.deepEqual(f.patches()[0].body, { switches: [{ id: S1, state: 'closed' }] });
+    await sleep(300);
+    assert.equal(f.state('switch/1/state'), 'OFF', 'not ON while the change is pending on the device');
+    const reportedAt = f.ha.messages.length;
+    f.sim.control.reportNow(DEV);
+    const on = await f.ha.next((m) => m.topic === f.topic('switch/1/state') && m.payload === 'ON', 12000);
+    assert.ok(f.ha.messages.indexOf(on) >= reportedAt, 'ON came after the device reported');
+    assert.equal(JSON.parse(f.state('switch/1/attributes')).error, null);
+    assert.equal(f.patches().length, 1, 'the command reached the service once');
+    assert.deepEqual(ctx.caught, []);
+  });
+
+  it('a refused command or a bad payload publishes the real state back with the error, and reaches a Catch node', async function () {
+    const ctx = await f.setup({}, [], { key: f.sim.keys.writeNoSwitch });
+    await discovery();
+    await until(() => f.state('switch/1/state') === 'OFF', 'the switch state');
+    const sent = f.ha.history(f.topic('switch/1/state')).length;
+    await f.ha.publish(f.topic('switch/1/set'), 'ON');
+    await until(() => ctx.caught.length === 1, 'the refusal at the Catch node');
+    assert.match(ctx.caught[0].error.message, /switching is not permitted/);
+    assert.equal(ctx.caught[0].apiError.status, 403);
+    assert.equal(ctx.caught[0].switchId, S1);
+    await until(() => f.ha.history(f.topic('switch/1/state')).length > sent, 'the real state sent back');
+    assert.equal(f.state('switch/1/state'), 'OFF');
+    assert.match(JSON.parse(f.state('switch/1/attributes')).error, /not permitted/);
+    assert.equal(ctx.statuses.at(-1).fill, 'red');
+
+    assert.equal(f.patches().length, 1, 'the refused PATCH, once');
+    await f.ha.publish(f.topic('switch/1/set'), 'MAYBE');
+    await until(() => ctx.caught.length === 2, 'the bad payload at the Catch node');
+    assert.match(ctx.caught[1].error.message, /"MAYBE" is not a switch command/);
+    assert.equal(f.patches().length, 1, 'nothing sent for it');
+  });
+
+  it('shows a load-control node of the device as an override select and a reason sensor, and sets its override from HA', async function () {
+    const lc = {
+      id: 'lc', type: 'energy-load-control', api: 'api', deviceId: DEV, switchId: S1, mode: 'threshold', onAbove: 1e6, offBelow: 1e6 - 1,
+      interval: 0, window: 120, minOn: 0, minOff: 0, staleAfter: 3600, wires: [[], []],
+    };
+    const ctx = await f.setup({}, [lc]);
+    const payload = await f.ha.next((m) => m.topic === f.configTopic() && Boolean(JSON.parse(m.payload).cmps.s1_override), 10000, true).then((m) => JSON.parse(m.payload));
+    assert.deepEqual(discoveryErrors(payload), []);
+    assert.deepEqual(payload.cmps.s1_override.options, ['auto', 'on', 'off']);
+    assert.equal(payload.cmps.s1_override.p, 'select');
+    assert.equal(payload.cmps.s1_reason.p, 'sensor');
+    await until(() => f.state('switch/1/load_control/override') === 'auto', 'the override state');
+
+    await f.ha.publish(f.topic('switch/1/load_control/override/set'), 'on');
+    await until(() => f.state('switch/1/load_control/override') === 'on', 'the override on');
+    await until(() => f.state('switch/1/load_control/reason') === 'override', 'the reason');
+    await until(() => f.patches().length === 1, 'the load switched on by the override');
+    assert.deepEqual(f.patches()[0].body, { switches: [{ id: S1, state: 'closed' }] });
+    const reason = JSON.parse(f.state('switch/1/load_control/reason/attributes'));
+    assert.equal(reason.mode, 'threshold');
+
+    await f.ha.publish(f.topic('switch/1/load_control/override/set'), 'sometimes');
+    await until(() => ctx.caught.length === 1, 'the bad option at the Catch node');
+    assert.match(ctx.caught[0].error.message, /is not an override/);
+    await f.ha.publish(f.topic('switch/1/load_control/override/set'), 'auto');
+    await until(() => f.state('switch/1/load_control/override') === 'auto', 'back to auto');
+  });
+
+  describe('bad input: a clear error, a red status, nothing published', function () {
+    const cases = [
+      ['no broker selected', { broker: '' }, /no MQTT broker/],
+      ['a base topic with a wildcard', { baseTopic: 'energy/+/x' }, /wildcard/],
+      ['a discovery prefix with a space', { discoveryPrefix: 'home assistant' }, /white space/],
+      ['a device not on the key', { devices: `${DEV}, B300000000099` }, /B300000000099 is not one of the devices/],
+      ['a malformed device id', { devices: 'kitchen' }, /kitchen/],
+      ['an interval below 5 s', { interval: 2 }, /interval must be a number of seconds/],
+    ];
+    for (const [what, props, message] of cases) {
+      it(what, async function () {
+        const ctx = await f.setup(props);
+        await until(() => ctx.statuses.some((s) => s.fill === 'red'), 'a red status');
+        await until(() => ctx.errors.some((e) => message.test(e)), 'the error logged');
+        ctx.node.receive({ payload: 'refresh' });
+        await until(() => ctx.caught.length === 1, 'the msg refused');
+        assert.match(ctx.caught[0].error.message, message);
+        await sleep(200);
+        assert.deepEqual(f.ha.messages.filter((m) => !m.retain), [], 'nothing published');
+      });
+    }
+
+    it('refuses a msg that is no command, and goes on working', async function () {
+      const ctx = await f.setup();
+      await discovery();
+      ctx.node.receive({ payload: 'now please' });
+      await until(() => ctx.caught.length === 1, 'the msg refused');
+      assert.match(ctx.caught[0].error.message, /is not a command: send "refresh"/);
+      await f.send(ctx, 'refresh');
+    });
+  });
+
+  it('makes no request beyond what it states: a simulated hour at 60 s (power) and 300 s (energy)', async function () {
+    const ctx = await f.setup({ interval: 60, energyInterval: 300 });
+    await until(() => f.state('site/grid_imported') !== undefined && f.state('channel/1/power') !== undefined, 'the first reads');
+    const stated = ctx.node.requestsPerDay();
+    assert.equal(stated, 1440 + 288 + 288, 'one short-energy read a minute, long energy and the device every 5 minutes');
+    const start = f.requests().length;
+    // The interval's cadence in simulated time: each minute the clock steps and the node reads, as its timer would.
+    for (let minute = 1; minute <= 60; minute += 1) {
+      f.step(60);
+      await f.send(ctx, 'refresh');
+    }
+    const hour = f.requests().slice(start);
+    const kinds = (part) => hour.filter((r) => r.path.includes(part)).length;
+    assert.equal(kinds('/short-energy/'), 60);
+    assert.equal(kinds('/long-energy/'), 12);
+    assert.equal(hour.filter((r) => r.path.endsWith(`/devices/${DEV}`)).length, 12);
+    assert.ok(hour.length <= stated / 24, `${hour.length} requests in the hour, ${stated / 24} stated`);
+    assert.ok(Number(f.state('channel/6/imported')) > 0, 'an hour of the house\'s energy counted');
+  });
+
+  it('a redeploy leaves nothing behind: no publish, no request, no subscription after close', async function () {
+    const ctx = await f.setup({ interval: 5 });
+    await discovery();
+    await f.send(ctx, 'refresh');
+    await helper.unload();
+    const requests = f.requests().length;
+    const messages = f.ha.messages.length;
+    await f.ha.publish(f.topic('switch/1/set'), 'ON');
+    await sleep(5500);
+    assert.equal(f.requests().length, requests, 'no request after close (the 5 s timer is gone)');
+    assert.equal(f.ha.messages.length, messages + 1, 'only the test\'s own command went over the broker');
+  });
+});
