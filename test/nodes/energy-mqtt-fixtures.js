@@ -53,6 +53,8 @@ function useMqttSuite({ startAt = TEST_NOW_S, persistence = false, settings = {}
     f.sim.control.setClock({ now: startAt });
     f.sim.control.setLimits({ tps: 100 });
     f.serial += 1;
+    // Its own node id too: a node keeps its totals per node id in the process (for redeploys).
+    f.id = `m${f.serial}`;
     f.prefix = `ha${f.serial}`;
     f.base = `energy${f.serial}`;
     f.ha = await connectHomeAssistant(f.broker.url, { prefix: f.prefix, base: f.base });
@@ -65,15 +67,15 @@ function useMqttSuite({ startAt = TEST_NOW_S, persistence = false, settings = {}
   /** Node-RED settings for the next loads: the simulator's clock, a quick reconnect, and `extra`. */
   f.useSettings = (extra = {}) => useSimClock(f.sim, { mqttReconnectTime: 200, ...extra });
 
-  /** The flow: config nodes, the energy-mqtt node "m" (with `props`), `extra` nodes, a Catch and a Complete for "m". */
+  /** The flow: config nodes, the energy-mqtt node `f.id` (with `props`), `extra` nodes, a Catch and a Complete for it. */
   f.flow = (props = {}, extra = [], { key } = {}) => {
     const api = apiConfig(f.sim, key ?? f.sim.keys.full, { tps: 100 });
     const flow = [
       api.node, brokerNode(f.broker.port),
-      { id: 'm', type: 'energy-mqtt', name: '', api: 'api', broker: 'broker', devices: DEV, discovery: true, discoveryPrefix: f.prefix, baseTopic: f.base, interval: 0, energyInterval: 300, configVersion: 1, ...props },
+      { id: f.id, type: 'energy-mqtt', name: '', api: 'api', broker: 'broker', devices: DEV, discovery: true, discoveryPrefix: f.prefix, baseTopic: f.base, interval: 0, energyInterval: 300, configVersion: 1, ...props },
       ...extra,
       { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] }, { id: 'caught', type: 'helper' },
-      { id: 'done', type: 'complete', scope: ['m'], uncaught: false, wires: [['completed']] }, { id: 'completed', type: 'helper' },
+      { id: 'done', type: 'complete', scope: [f.id], uncaught: false, wires: [['completed']] }, { id: 'completed', type: 'helper' },
     ];
     return { flow, credentials: api.credentials };
   };
@@ -87,7 +89,7 @@ function useMqttSuite({ startAt = TEST_NOW_S, persistence = false, settings = {}
 
   f.watch = () => {
     const ctx = { statuses: [], warnings: [], errors: [], caught: [], completed: 0 };
-    const m = helper.getNode('m');
+    const m = helper.getNode(f.id);
     ctx.node = m;
     m.on('call:status', (call) => ctx.statuses.push(call.args[0]));
     m.on('call:warn', (call) => ctx.warnings.push(String(call.args[0])));
@@ -97,11 +99,24 @@ function useMqttSuite({ startAt = TEST_NOW_S, persistence = false, settings = {}
     return ctx;
   };
 
-  /** Sends `payload` to the node and waits until it is done with it. */
+  /** Sends `payload` to the node, waits until it is done with it and the HA client has received all it published. */
   f.send = async (ctx, payload = 'refresh') => {
     const before = ctx.completed + ctx.caught.length;
     ctx.node.receive({ payload });
     await until(() => ctx.completed + ctx.caught.length > before, `the node to finish "${payload}"`);
+    await f.received();
+  };
+
+  /**
+   * Resolves once the HA client has every message the node has published so far: a marker sent over the
+   * same broker connection arrives after them (the broker keeps one client's messages in order).
+   */
+  f.received = async () => {
+    const broker = helper.getNode('broker');
+    if (!broker?.connected) return;
+    const marker = `${Date.now()}-${Math.random()}`;
+    broker.publish({ topic: `${f.base}/__marker`, payload: marker, qos: 1, retain: false });
+    await until(() => f.ha.messages.some((m) => m.topic === `${f.base}/__marker` && m.payload === marker), 'the HA client to receive what the node published');
   };
 
   f.step = (seconds) => f.sim.control.setClock({ advance: seconds });

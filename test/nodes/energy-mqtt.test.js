@@ -51,7 +51,7 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
     const late = await connectHomeAssistant(f.broker.url, { prefix: f.prefix, base: f.base });
     try {
       await sleep(300);
-      const seenLive = new Set(f.ha.messages.map((m) => m.topic));
+      const seenLive = new Set(f.ha.messages.map((m) => m.topic).filter((t) => !t.endsWith('/__marker')));
       const seenLate = late.messages;
       assert.ok(seenLate.length > 0 && seenLate.every((m) => m.retain), 'everything a late subscriber gets is retained');
       assert.deepEqual(new Set(seenLate.map((m) => m.topic)), seenLive, 'every topic published is retained');
@@ -62,7 +62,7 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
     // Another deploy and another Node-RED instance (another node id) describe the same entities the same way.
     await helper.unload();
     const { flow, credentials } = f.flow({ devices: '' });
-    await load(NODES(), flow.map((n) => (n.id === 'm' ? { ...n, id: 'second-instance' } : n)).filter((n) => n.id !== 'done'), credentials);
+    await load(NODES(), flow.map((n) => (n.id === f.id ? { ...n, id: 'second-instance' } : n)).filter((n) => n.id !== 'done'), credentials);
     const again = await f.ha.next((m) => m.topic === f.configTopic(DEV));
     assert.deepEqual(JSON.parse(again.payload), home);
   });
@@ -91,6 +91,7 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
     f.sim.control.reportNow(DEV);
     const on = await f.ha.next((m) => m.topic === f.topic('switch/1/state') && m.payload === 'ON', 12000);
     assert.ok(f.ha.messages.indexOf(on) >= reportedAt, 'ON came after the device reported');
+    await f.received();
     assert.equal(JSON.parse(f.state('switch/1/attributes')).error, null);
     assert.equal(f.patches().length, 1, 'the command reached the service once');
     assert.deepEqual(ctx.caught, []);
@@ -107,6 +108,7 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
     assert.equal(ctx.caught[0].apiError.status, 403);
     assert.equal(ctx.caught[0].switchId, S1);
     await until(() => f.ha.history(f.topic('switch/1/state')).length > sent, 'the real state sent back');
+    await f.received();
     assert.equal(f.state('switch/1/state'), 'OFF');
     assert.match(JSON.parse(f.state('switch/1/attributes')).error, /not permitted/);
     assert.equal(ctx.statuses.at(-1).fill, 'red');
@@ -136,6 +138,7 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
     await until(() => f.state('switch/1/load_control/reason') === 'override', 'the reason');
     await until(() => f.patches().length === 1, 'the load switched on by the override');
     assert.deepEqual(f.patches()[0].body, { switches: [{ id: S1, state: 'closed' }] });
+    await f.received();
     const reason = JSON.parse(f.state('switch/1/load_control/reason/attributes'));
     assert.equal(reason.mode, 'threshold');
 
