@@ -1,9 +1,9 @@
-import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
+import type { Node, NodeAPI, NodeMessageInFlow } from 'node-red';
 import { EnergyApiError } from '../../api/index.js';
 import { siteGroup } from '../energy-load-control/site.js';
 import { persistentStore } from '../energy-load-control/persist.js';
 import { SwitchTransactions } from '../energy-switch-control/switch-transactions.js';
-import { errorDetails, toError } from '../shared/errors.js';
+import { toError } from '../shared/errors.js';
 import { FlowNodeRuntime } from '../shared/flow-node.js';
 import { loadControlRegistry } from '../shared/load-control-registry.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
@@ -13,6 +13,7 @@ import { asBroker, BrokerLink } from './broker-link.js';
 import { DeviceBridge, type BridgeHost } from './device-bridge.js';
 import { isPermanent, resolveDevices } from './devices.js';
 import { migrations } from './migrations.js';
+import { MqttNodeStatus } from './node-status.js';
 import { parseSettings, type EnergyMqttDef, type MqttSettings } from './settings.js';
 import { haStatusTopic } from './topics.js';
 import { TotalsStore } from './totals-store.js';
@@ -21,6 +22,8 @@ import { TotalsStore } from './totals-store.js';
 const SWITCH_TIMEOUT_S = 180;
 /** A start that failed for a passing reason (outage, 5xx) is tried again after this long. */
 const RETRY_START_MS = 60_000;
+/** A broker not reached by then (a wrong address, none running) is worth one warning. */
+const FIRST_CONNECT_MS = 10_000;
 let warnedNoStore = false;
 
 export = function (RED: NodeAPI): void {
@@ -59,30 +62,11 @@ export = function (RED: NodeAPI): void {
     }
     const totals = new TotalsStore(node, store);
     const bridges: DeviceBridge[] = [];
-    let brokerUp = false;
-    let problem: string | undefined;
-
-    function show(): void {
-      if (problem) return;
-      if (!brokerUp) return rt.status({ fill: 'yellow', shape: 'ring', text: t('status.brokerDown') });
-      if (bridges.length === 0) return rt.busy(t('status.starting'));
-      rt.status({ fill: 'green', shape: 'dot', text: t('status.publishing', { devices: bridges.length }) });
-    }
-    function failed(err: unknown): void {
-      const text = toError(err).message;
-      // One warning per distinct problem, not one per read while it lasts.
-      if (text !== problem) node.warn(text);
-      problem = text;
-      rt.error(err);
-    }
+    const status = new MqttNodeStatus(rt, node, t);
     const link = new BrokerLink(broker as NonNullable<typeof broker>, node.id, {
-      up: () => { brokerUp = true; show(); },
-      down: () => {
-        brokerUp = false;
-        node.warn(t('errors.brokerDown'));
-        show();
-      },
-      failed: (topic, err) => failed(new Error(`the broker refused a publish to ${topic}: ${toError(err).message}`)),
+      up: () => status.up(),
+      down: () => status.down(),
+      failed: (topic, err) => status.failed(new Error(`the broker refused a publish to ${topic}: ${toError(err).message}`)),
     });
     const transactions = new SwitchTransactions({
       client: () => rt.client(), call: rt.call, now: rt.now, setTimer: (fn, ms) => rt.setTimer(fn, ms), clearTimer: (tm) => rt.clearTimer(tm),
@@ -94,13 +78,9 @@ export = function (RED: NodeAPI): void {
       registry: loadControlRegistry(client),
       budget: () => client.rateLimitState().dailyRemaining,
       publish: (topic, payload, force) => link.publish(topic, payload, force),
-      failed,
-      readOk: () => { if (problem) { problem = undefined; show(); } },
-      refused: (err, msg) => {
-        problem = toError(err).message;
-        rt.error(err);
-        node.error(problem, { ...msg, apiError: errorDetails(err) } as NodeMessage);
-      },
+      failed: (err) => status.failed(err),
+      readOk: () => status.ok(),
+      refused: (err, msg) => status.refused(err, msg),
     };
 
     async function start(): Promise<void> {
@@ -110,6 +90,7 @@ export = function (RED: NodeAPI): void {
         if (uninitialised.length > 0) node.warn(t('errors.uninitialised', { devices: uninitialised.join(', ') }));
         if (rt.closed) return;
         deviceCount = devices.length + uninitialised.length;
+        status.devices = devices.length;
         for (const device of devices) {
           const bridge = new DeviceBridge(host, device);
           bridges.push(bridge);
@@ -118,11 +99,11 @@ export = function (RED: NodeAPI): void {
           group.join(bridge.member);
           rt.onClose(() => group.leave(bridge.member));
         }
-        show();
+        status.show();
       } catch (err) {
         if (rt.closed) return;
         if (isPermanent(err)) return refuse(err);
-        failed(err);
+        status.failed(err);
         rt.setTimer(() => { started = start(); }, RETRY_START_MS);
       }
     }
@@ -134,7 +115,8 @@ export = function (RED: NodeAPI): void {
       });
     }
     link.start();
-    show();
+    status.show();
+    rt.setTimer(() => { if (!status.connected) status.down(); }, FIRST_CONNECT_MS);
     let started = start();
 
     rt.onInput<NodeMessageInFlow>(async ({ msg }) => {
