@@ -12,6 +12,29 @@ const { DEV, NODES, sleep, until, useMqttSuite } = require('./energy-mqtt-fixtur
 const S1 = `${DEV}_S1`;
 const INITIALISED = Object.values(SIM_DEVICES).filter((id) => id !== SIM_DEVICES.uninitialised && id !== SIM_DEVICES.forbidden);
 
+describe('energy-mqtt: its stated cost per day', function () {
+  const { estimateRequestsPerDay } = require('../../dist/nodes/shared/request-cost.js');
+  const mqtt = { id: 'm', type: 'energy-mqtt', api: 'api', devices: DEV, interval: 60, energyInterval: 300 };
+  const lc = (props) => ({ id: 'l', type: 'energy-load-control', api: 'api', deviceId: DEV, switchId: S1, interval: 30, ...props });
+
+  it('per device: short energy every interval, long energy and the device every 5 minutes', function () {
+    assert.equal(estimateRequestsPerDay(mqtt, [mqtt]), 1440 + 288 + 288);
+    assert.equal(estimateRequestsPerDay({ ...mqtt, devices: `${DEV}, ${SIM_DEVICES.meter3M}` }, [mqtt]), 2 * 2016);
+    assert.equal(estimateRequestsPerDay({ ...mqtt, devices: '' }, [mqtt], { deviceCount: 6 }), 6 * 2016, 'all devices, once listed');
+    assert.equal(estimateRequestsPerDay({ ...mqtt, energyInterval: 60 }, [mqtt]), 2016, 'at most one long-energy read per 5-minute record');
+    assert.equal(estimateRequestsPerDay({ ...mqtt, interval: 0 }, [mqtt]), 0, 'only on msgs, and none scheduled');
+  });
+
+  it('shares the device\'s reads with its load-control nodes: only what it adds is counted', function () {
+    const flow = [mqtt, lc()];
+    assert.equal(estimateRequestsPerDay(lc(), flow), 2880 + 288, 'load control counts the group\'s reads at its 30 s');
+    assert.equal(estimateRequestsPerDay(mqtt, flow), 288, 'energy-mqtt adds only its long-energy reads');
+    const slower = [mqtt, lc({ interval: 120 })];
+    assert.equal(estimateRequestsPerDay(mqtt, slower), 1440 - 720 + 288 + (288 - 240), 'the group reads at the shorter interval: the differences, and long energy');
+    assert.equal(estimateRequestsPerDay(mqtt, [mqtt, { ...lc(), d: true }]), 2016, 'a disabled load-control node shares nothing');
+  });
+});
+
 describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, simulator)', function () {
   this.timeout(30000);
   const f = useMqttSuite();

@@ -29,6 +29,7 @@ export class MqttNodeStatus {
 
   /** The broker went away, or has not been reached yet. */
   down(): void {
+    if (this.rt.closed) return;
     this.brokerUp = false;
     if (!this.warnedDown) this.node.warn(this.t('errors.brokerDown'));
     this.warnedDown = true;
@@ -36,6 +37,7 @@ export class MqttNodeStatus {
   }
 
   failed(err: unknown): void {
+    if (this.rt.closed) return;
     const text = toError(err).message;
     if (text !== this.problem) this.node.warn(text);
     this.problem = text;
@@ -44,6 +46,7 @@ export class MqttNodeStatus {
 
   /** A command from MQTT failed: to the log and a Catch node (with the msg), and a red status. */
   refused(err: unknown, msg: NodeMessage): void {
+    if (this.rt.closed) return;
     this.problem = toError(err).message;
     this.rt.error(err);
     this.node.error(this.problem, { ...msg, apiError: errorDetails(err) } as NodeMessage);

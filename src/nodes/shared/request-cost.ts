@@ -209,9 +209,11 @@ function mqttRequestsPerDay(node: SavedNode, flow: readonly SavedNode[], options
   for (const id of devices) {
     const measuring = loads.filter((n) => n.deviceId === id).map(loadInterval).filter((s) => s > 0);
     const theirs = measuring.length > 0 ? DAY_S / Math.min(...measuring) : 0;
-    const statusEveryS = interval > 0 ? Math.ceil(LOAD_CONTROL_STATUS_S / interval) * interval : LOAD_CONTROL_STATUS_S;
-    const readByLoads = loads.some((n) => String(n.switchDeviceId || n.deviceId) === id && loadInterval(n) > 0);
-    total += Math.max(0, cycles - theirs) + Math.min(cycles, DAY_S / energyInterval) + (readByLoads ? 0 : Math.min(cycles, DAY_S / statusEveryS));
+    const statusReads = (everyS: number): number => DAY_S / (Math.ceil(LOAD_CONTROL_STATUS_S / everyS) * everyS);
+    const ours = Math.min(cycles, interval > 0 ? statusReads(interval) : DAY_S / LOAD_CONTROL_STATUS_S);
+    const switching = loads.filter((n) => String(n.switchDeviceId || n.deviceId) === id).map(loadInterval).filter((s) => s > 0);
+    const theirStatus = switching.length > 0 ? statusReads(Math.min(...switching)) : 0;
+    total += Math.max(0, cycles - theirs) + Math.min(cycles, DAY_S / energyInterval) + Math.max(0, ours - theirStatus);
   }
   return Math.ceil(total);
 }
