@@ -191,6 +191,7 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
         assert.match(ctx.caught[0].error.message, message);
         await sleep(200);
         assert.deepEqual(f.ha.messages.filter((m) => !m.retain), [], 'nothing published');
+        assert.equal(ctx.statuses.at(-1).fill, 'red', 'the status stays red (the broker connecting does not hide it)');
       });
     }
 

@@ -97,6 +97,7 @@ export class BrokerLink {
 
   /** Unsubscribes and leaves the broker node (which disconnects with its last user when `removed`). */
   close(removed: boolean): Promise<void> {
+    if (this.closed) return Promise.resolve();
     this.closed = true;
     for (const topic of [...this.subscriptions]) this.unsubscribe(topic);
     return new Promise((resolve) => this.broker.deregister(this.user, resolve, removed));

@@ -36,14 +36,7 @@ export = function (RED: NodeAPI): void {
     attachDailyCost(RED, node, def, () => ({ nowMs: rt.now(), deviceCount }));
     const t = (key: string, values?: Record<string, string | number>): string => RED._(`energy-mqtt.${key}`, values);
 
-    /** Bad input: a red status and an error, nothing published, every msg refused with the same error. */
-    let fatal: unknown;
-    function refuse(err: unknown): void {
-      fatal = err;
-      rt.error(err);
-      node.error(toError(err).message);
-    }
-
+    const status = new MqttNodeStatus(rt, node, t);
     let settings: MqttSettings;
     const broker = asBroker(RED.nodes.getNode(def.broker ?? ''));
     try {
@@ -51,7 +44,8 @@ export = function (RED: NodeAPI): void {
       if (!broker) throw EnergyApiError.invalid('no MQTT broker: select an mqtt-broker config node (the one the mqtt in/out nodes use)');
       rt.client();
     } catch (err) {
-      refuse(err);
+      // Bad input: a red status and an error, nothing published, every msg refused with the same error.
+      status.refuse(err);
       return rt.onInput(async () => { throw err; });
     }
     const client = rt.client();
@@ -62,7 +56,7 @@ export = function (RED: NodeAPI): void {
     }
     const totals = new TotalsStore(node, store);
     const bridges: DeviceBridge[] = [];
-    const status = new MqttNodeStatus(rt, node, t);
+    let fatal: unknown;
     const link = new BrokerLink(broker as NonNullable<typeof broker>, node.id, {
       up: () => status.up(),
       down: () => status.down(),
@@ -102,7 +96,12 @@ export = function (RED: NodeAPI): void {
         status.show();
       } catch (err) {
         if (rt.closed) return;
-        if (isPermanent(err)) return refuse(err);
+        if (isPermanent(err)) {
+          // A device not on the key, a refused key: nothing is published, and the broker connection is let go.
+          fatal = err;
+          status.refuse(err);
+          return void link.close(false);
+        }
         status.failed(err);
         rt.setTimer(() => { started = start(); }, RETRY_START_MS);
       }

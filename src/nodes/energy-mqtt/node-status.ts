@@ -14,8 +14,17 @@ export class MqttNodeStatus {
   private brokerUp = false;
   private warnedDown = false;
   private problem?: string;
+  /** Bad input: the node publishes nothing, and its status stays red. */
+  private fatal?: string;
 
   constructor(private readonly rt: FlowNodeRuntime, private readonly node: Node, private readonly t: Words) {}
+
+  /** Bad input: a red status and an error (logged; a msg sent to the node is refused with it). */
+  refuse(err: unknown): void {
+    this.fatal = toError(err).message;
+    this.rt.error(err);
+    this.node.error(this.fatal);
+  }
 
   get connected(): boolean {
     return this.brokerUp;
@@ -29,7 +38,7 @@ export class MqttNodeStatus {
 
   /** The broker went away, or has not been reached yet. */
   down(): void {
-    if (this.rt.closed) return;
+    if (this.rt.closed || this.fatal) return;
     this.brokerUp = false;
     if (!this.warnedDown) this.node.warn(this.t('errors.brokerDown'));
     this.warnedDown = true;
@@ -37,7 +46,7 @@ export class MqttNodeStatus {
   }
 
   failed(err: unknown): void {
-    if (this.rt.closed) return;
+    if (this.rt.closed || this.fatal) return;
     const text = toError(err).message;
     if (text !== this.problem) this.node.warn(text);
     this.problem = text;
@@ -60,7 +69,7 @@ export class MqttNodeStatus {
   }
 
   show(): void {
-    if (this.problem) return;
+    if (this.problem || this.fatal) return;
     if (!this.brokerUp) return this.rt.status({ fill: 'yellow', shape: 'ring', text: this.t('status.brokerDown') });
     if (this.devices === 0) return this.rt.busy(this.t('status.starting'));
     this.rt.status({ fill: 'green', shape: 'dot', text: this.t('status.publishing', { devices: this.devices }) });
