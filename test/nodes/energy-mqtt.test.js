@@ -146,9 +146,9 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
   it('shows a load-control node of the device as an override select and a reason sensor, and sets its override from HA', async function () {
     const lc = {
       id: 'lc', type: 'energy-load-control', api: 'api', deviceId: DEV, switchId: S1, mode: 'threshold', onAbove: 1e6, offBelow: 1e6 - 1,
-      interval: 0, window: 120, minOn: 0, minOff: 0, staleAfter: 3600, wires: [[], []],
+      interval: 0, window: 120, minOn: 0, minOff: 0, staleAfter: 3600, wires: [[], ['lc-evaluations']],
     };
-    const ctx = await f.setup({}, [lc]);
+    const ctx = await f.setup({}, [lc, { id: 'lc-evaluations', type: 'helper' }]);
     const payload = await f.ha.next((m) => m.topic === f.configTopic() && Boolean(JSON.parse(m.payload).cmps.s1_override), 10000, true).then((m) => JSON.parse(m.payload));
     assert.deepEqual(discoveryErrors(payload), []);
     assert.deepEqual(payload.cmps.s1_override.options, ['auto', 'on', 'off']);
@@ -170,6 +170,18 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
     assert.match(ctx.caught[0].error.message, /is not an override/);
     await f.ha.publish(f.topic('switch/1/load_control/override/set'), 'auto');
     await until(() => f.state('switch/1/load_control/override') === 'auto', 'back to auto');
+
+    // One short-energy read per cycle for both nodes: energy-mqtt's power and the load's evaluation.
+    const evaluations = [];
+    helper.getNode('lc-evaluations').on('input', (msg) => evaluations.push(msg));
+    const reads = () => f.requests().filter((r) => r.path.includes('/short-energy/')).length;
+    const before = reads();
+    for (let i = 0; i < 5; i += 1) {
+      f.step(60);
+      await f.send(ctx, 'refresh');
+    }
+    assert.equal(reads() - before, 5, 'one read per minute');
+    assert.equal(evaluations.length, 5, 'and the load evaluated on each');
   });
 
   describe('bad input: a clear error, a red status, nothing published', function () {

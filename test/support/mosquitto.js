@@ -4,29 +4,12 @@
 // restart); with `persistence: true` retained messages survive it, as on most users' brokers.
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const { freePort } = require('./processes');
+const { freePort, waitForPort } = require('./processes');
 
 const MOSQUITTO = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto', '/usr/local/sbin/mosquitto'].find((p) => fs.existsSync(p))
   ?? (spawnSync('sh', ['-c', 'command -v mosquitto']).stdout?.toString().trim() || undefined);
-
-function waitForPort(port, timeoutMs = 5000) {
-  const end = Date.now() + timeoutMs;
-  return new Promise((resolve, reject) => {
-    const attempt = () => {
-      const socket = net.connect(port, '127.0.0.1');
-      socket.once('connect', () => { socket.destroy(); resolve(); });
-      socket.once('error', () => {
-        socket.destroy();
-        if (Date.now() > end) reject(new Error(`mosquitto did not listen on ${port}`));
-        else setTimeout(attempt, 25);
-      });
-    };
-    attempt();
-  });
-}
 
 /** Starts mosquitto on a free loopback port; resolves to undefined when it is not installed. */
 async function startMosquitto({ persistence = false } = {}) {
@@ -48,7 +31,7 @@ async function startMosquitto({ persistence = false } = {}) {
     url: `mqtt://127.0.0.1:${port}`,
     async start() {
       child = spawn(MOSQUITTO, ['-c', conf], { stdio: 'ignore' });
-      await waitForPort(port);
+      await waitForPort(port, 'mosquitto');
     },
     /** Stops it (SIGTERM: with persistence it saves its retained messages first). */
     async stop() {
