@@ -2,13 +2,17 @@ import type { Device } from '../../api/index.js';
 import type { SiteMember } from '../energy-load-control/site.js';
 import type { LoadControlRegistry, LoadControlView } from '../shared/load-control-registry.js';
 import type { BrokerLink } from './broker-link.js';
-import { runOverrideCommand, runSwitchCommand, type CommandHost } from './commands.js';
+import { runSwitchCommand, type CommandHost } from './commands.js';
 import { DeviceEnergy, type EnergyHost } from './device-energy.js';
+import { LoadControls } from './load-controls.js';
 import { devicePayload } from './discovery.js';
 import type { MqttSettings } from './settings.js';
 import { availability, powerReadings, switchAttributes, switchState } from './states.js';
 import { discoveryTopic, DeviceTopics, memberNumber } from './topics.js';
 import { energyLayout } from './totals.js';
+
+/** The key's requests left today are published at most this often. */
+const BUDGET_EVERY_MS = 60_000;
 
 export interface BridgeHost extends Omit<CommandHost, 'lastKnown' | 'seen'>, Omit<EnergyHost, 'publish'> {
   settings: MqttSettings;
@@ -29,14 +33,17 @@ export class DeviceBridge {
   readonly topics: DeviceTopics;
   readonly member: SiteMember;
   private readonly energy: DeviceEnergy;
+  private readonly loads: LoadControls;
   private readonly subscribed = new Set<string>();
   private newestShortS?: number;
+  private budgetAt?: number;
   private closed = false;
 
   constructor(private readonly host: BridgeHost, private device: Device) {
     this.topics = new DeviceTopics(host.settings.baseTopic, device.id);
     const publish = (topic: string, payload: string): void => host.link.publish(topic, payload);
     this.energy = new DeviceEnergy({ ...host, publish }, device, this.topics, host.settings.energyIntervalS * 1000);
+    this.loads = new LoadControls({ ...host, publish, listen: (topic, handler) => this.listen(topic, handler) }, this.topics, () => this.device);
     this.member = {
       id: `energy-mqtt:${device.id}`,
       switchDeviceId: device.id,
@@ -60,8 +67,8 @@ export class DeviceBridge {
   start(): void {
     this.publishDiscovery();
     this.publishDevice();
-    this.publishLoads();
-    this.host.link.publish(this.topics.budget, String(this.host.budget()));
+    this.loads.publishAll();
+    this.publishBudget();
     this.host.registry.on('members', this.onMembers);
     this.host.registry.on('report', this.onReport);
     void this.energy.read();
@@ -94,10 +101,17 @@ export class DeviceBridge {
       this.newestShortS = Math.max(this.newestShortS ?? power.at, power.at);
       for (const [n, watts] of power.watts) this.host.link.publish(this.topics.power(n), watts);
     }
-    this.host.link.publish(this.topics.availability, availability(this.device, this.newestShortS, this.host.now()));
-    this.host.link.publish(this.topics.budget, String(this.host.budget()));
+    const now = this.host.now();
+    this.host.link.publish(this.topics.availability, availability(this.device, this.newestShortS, now));
+    // It changes with every request on the key: once a minute is news enough.
+    if (this.budgetAt === undefined || now - this.budgetAt >= BUDGET_EVERY_MS) this.publishBudget();
     this.host.readOk();
     if (this.energy.due()) void this.energy.read();
+  }
+
+  private publishBudget(): void {
+    this.budgetAt = this.host.now();
+    this.host.link.publish(this.topics.budget, String(this.host.budget()));
   }
 
   private publishDiscovery(): void {
@@ -119,48 +133,14 @@ export class DeviceBridge {
     });
   }
 
-  /** Each load-control node driving a switch of this device: its override (a select) and reason. */
-  private publishLoads(): void {
-    for (const view of this.host.registry.driving(this.device.id)) {
-      const at = this.loadTopics(view);
-      if (!at) continue;
-      const topic = this.topics.overrideCommand(at.n, at.k);
-      // Looked up at each command: the load-control node may have been redeployed since.
-      this.listen(topic, async (payload) => {
-        const current = this.host.registry.driving(this.device.id).filter((v) => v.switchId === view.switchId)[at.k - 1];
-        if (!current) return this.host.refused(new Error(`no load-control node drives ${view.switchId} any more`), { topic, payload });
-        if (!(await runOverrideCommand(this.host, current, topic, payload))) this.reportLoad(current);
-      });
-      this.reportLoad(view);
-    }
-  }
-
-  private reportLoad(view: LoadControlView): void {
-    const at = this.loadTopics(view);
-    if (!at) return;
-    this.host.link.publish(this.topics.override(at.n, at.k), view.override());
-    const report = view.report();
-    if (!report) return;
-    this.host.link.publish(this.topics.reason(at.n, at.k), report.reason);
-    const { reason: _reason, at: when, ...figures } = report;
-    this.host.link.publish(this.topics.reasonAttributes(at.n, at.k), JSON.stringify({ ...figures, node: view.name || view.nodeId, mode: view.mode, evaluated_at: new Date(when).toISOString() }));
-  }
-
-  private loadTopics(view: LoadControlView): { n: number; k: number } | undefined {
-    const index = this.device.switches.findIndex((s) => s.id === view.switchId);
-    if (index < 0) return undefined;
-    const k = this.host.registry.driving(this.device.id).filter((v) => v.switchId === view.switchId).indexOf(view) + 1;
-    return { n: memberNumber(view.switchId, index), k };
-  }
-
   private readonly onMembers = (switchDeviceId: string): void => {
     if (this.closed || switchDeviceId !== this.device.id) return;
     this.publishDiscovery();
-    this.publishLoads();
+    this.loads.publishAll();
   };
 
   private readonly onReport = (view: LoadControlView): void => {
-    if (!this.closed && view.switchDeviceId === this.device.id) this.reportLoad(view);
+    if (!this.closed && view.switchDeviceId === this.device.id) this.loads.report(view);
   };
 
   private listen(topic: string, handler: (payload: string) => Promise<unknown>): void {
