@@ -120,6 +120,29 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
     assert.deepEqual(ctx.caught, []);
   });
 
+  it('a command the device does not confirm in time publishes the real state back with the error', async function () {
+    const ctx = await f.setup();
+    await discovery();
+    await until(() => f.state('switch/1/state') === 'OFF', 'the switch state');
+    // The device stops reporting, so the change stays pending; the node's clock passes the 180 s timeout.
+    const now = f.sim.control.now();
+    f.sim.control.setOutage(DEV, { from: now, to: now + 3600 });
+    const sent = f.ha.history(f.topic('switch/1/state')).length;
+    await f.ha.publish(f.topic('switch/1/set'), 'ON');
+    await until(() => f.patches().length === 1, 'the PATCH');
+    f.step(200);
+    await until(() => ctx.caught.length === 1, 'the timeout at the Catch node', 15000);
+    assert.equal(ctx.caught[0].apiError.code, 'NOT_CONFIRMED');
+    assert.match(ctx.caught[0].error.message, /not confirmed by the device within 180 s/);
+    await f.received();
+    assert.ok(f.ha.history(f.topic('switch/1/state')).length > sent, 'the state sent back');
+    assert.equal(f.state('switch/1/state'), 'OFF', 'the real state: still off');
+    const attributes = JSON.parse(f.state('switch/1/attributes'));
+    assert.deepEqual([attributes.pending, attributes.requested], ['closed', 'closed']);
+    assert.match(attributes.error, /not confirmed/);
+    assert.equal(f.patches().length, 1);
+  });
+
   it('a refused command or a bad payload publishes the real state back with the error, and reaches a Catch node', async function () {
     const ctx = await f.setup({}, [], { key: f.sim.keys.writeNoSwitch });
     await discovery();
