@@ -240,6 +240,27 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
     });
   });
 
+  it('an API outage (the key\'s daily budget spent) is one warning and a red status, not one per read, until reads go through again', async function () {
+    const ctx = await f.setup();
+    await f.send(ctx);
+    await until(() => ctx.statuses.at(-1)?.fill === 'green', 'publishing');
+    f.sim.control.setLimits({ tpd: 1 });
+    for (let i = 0; i < 6; i += 1) {
+      f.step(120);
+      await f.send(ctx);
+      assert.equal(ctx.statuses.at(-1).fill, 'red', `red after read ${i + 1}`);
+    }
+    const warned = ctx.warnings.filter((w) => !/noPersistentStore|brokerDown/.test(w));
+    assert.ok(warned.length >= 1 && warned.length <= 2, `warned ${warned.length} times: ${warned.join(' | ')}`);
+    assert.ok(warned.every((w) => /daily|per 1 day/.test(w)), warned.join(' | '));
+    // A new day on the service's clock: the budget is back, and so is the node.
+    f.sim.control.setLimits({ tpd: 10000 });
+    f.step(24 * 3600);
+    await f.send(ctx);
+    assert.equal(ctx.statuses.at(-1).fill, 'green');
+    assert.equal(ctx.warnings.filter((w) => !/noPersistentStore|brokerDown/.test(w)).length, warned.length, 'no warning since');
+  });
+
   it('makes no request beyond what it states: a simulated hour at 60 s (power) and 300 s (energy)', async function () {
     const ctx = await f.setup({ interval: 60, energyInterval: 300 });
     await until(() => f.state('site/grid_imported') !== undefined && f.state('channel/1/power') !== undefined, 'the first reads');

@@ -37,6 +37,8 @@ export class DeviceBridge {
   private readonly subscribed = new Set<string>();
   private newestShortS?: number;
   private budgetAt?: number;
+  /** A shared read failed in the cycle now being watched: the problem stands (its status and one warning). */
+  private readFailed = false;
   private closed = false;
 
   constructor(private readonly host: BridgeHost, private device: Device) {
@@ -56,7 +58,10 @@ export class DeviceBridge {
         return undefined;
       },
       apply: async () => undefined,
-      readFailed: (err) => host.failed(err),
+      readFailed: (err) => {
+        this.readFailed = true;
+        host.failed(err);
+      },
     };
   }
 
@@ -105,7 +110,9 @@ export class DeviceBridge {
     this.host.link.publish(this.topics.availability, availability(this.device, this.newestShortS, now));
     // It changes with every request on the key: once a minute is news enough.
     if (this.budgetAt === undefined || now - this.budgetAt >= BUDGET_EVERY_MS) this.publishBudget();
-    this.host.readOk();
+    // The group hands on what it holds even when a read failed: only a cycle whose reads went through ends a problem.
+    if (!this.readFailed) this.host.readOk();
+    this.readFailed = false;
     if (this.energy.due()) void this.energy.read();
   }
 

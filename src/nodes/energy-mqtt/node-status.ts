@@ -4,16 +4,20 @@ import type { FlowNodeRuntime } from '../shared/flow-node.js';
 
 type Words = (key: string, values?: Record<string, string | number>) => string;
 
+/** The same problem is warned of again at most this often while it lasts (reads that fail every minute are not a storm). */
+const REWARN_MS = 3_600_000;
+
 /**
  * What the node's status and log say: the broker's connection (one warning per loss, or for a broker
- * never reached), a read problem (one warning per distinct problem, red until a read goes through),
- * and how many devices it publishes.
+ * never reached), a read problem (red until a read goes through; one warning per distinct problem, again
+ * after an hour if it lasts), and how many devices it publishes.
  */
 export class MqttNodeStatus {
   devices = 0;
   private brokerUp = false;
   private warnedDown = false;
   private problem?: string;
+  private readonly warnedAt = new Map<string, number>();
   /** Bad input: the node publishes nothing, and its status stays red. */
   private fatal?: string;
 
@@ -48,7 +52,13 @@ export class MqttNodeStatus {
   failed(err: unknown): void {
     if (this.rt.closed || this.fatal) return;
     const text = toError(err).message;
-    if (text !== this.problem) this.node.warn(text);
+    const now = this.rt.now();
+    const last = this.warnedAt.get(text);
+    if (last === undefined || now - last >= REWARN_MS) {
+      if (this.warnedAt.size >= 50) this.warnedAt.clear();
+      this.warnedAt.set(text, now);
+      this.node.warn(text);
+    }
     this.problem = text;
     this.rt.error(err);
   }
