@@ -205,6 +205,17 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
     }
     assert.equal(reads() - before, 5, 'one read per minute');
     assert.equal(evaluations.length, 5, 'and the load evaluated on each');
+
+    // The load-control node alone is redeployed: it leaves and joins again, and HA keeps its select all along.
+    const configs = f.ha.history(f.configTopic()).length;
+    const { flow, credentials } = f.flow({}, [{ ...lc, name: 'hot water on surplus' }, { id: 'lc-evaluations', type: 'helper' }]);
+    await helper._redNodes.setFlows(flow, credentials, 'nodes');
+    await until(() => helper.getNode('lc')?.name === 'hot water on surplus', 'the load-control node redeployed');
+    await sleep(1300);
+    await f.received();
+    assert.equal(f.ha.history(f.configTopic()).length, configs, 'no discovery payload without the select in between');
+    await f.ha.publish(f.topic('switch/1/load_control/override/set'), 'off');
+    await until(() => f.state('switch/1/load_control/override') === 'off', 'the redeployed node takes the override');
   });
 
   describe('bad input: a clear error, a red status, nothing published', function () {

@@ -1,6 +1,6 @@
 import type { Device } from '../../api/index.js';
 import type { SiteMember } from '../energy-load-control/site.js';
-import type { LoadControlRegistry, LoadControlView } from '../shared/load-control-registry.js';
+import type { LoadControlRegistry } from '../shared/load-control-registry.js';
 import type { BrokerLink } from './broker-link.js';
 import { runSwitchCommand, type CommandHost } from './commands.js';
 import { DeviceEnergy, type EnergyHost } from './device-energy.js';
@@ -22,6 +22,9 @@ export interface BridgeHost extends Omit<CommandHost, 'lastKnown' | 'seen'>, Omi
   budget(): number;
   /** A shared read went through (clears a read problem from the status). */
   readOk(): void;
+  /** Timers cleared when the node closes. */
+  setTimer(fn: () => void, ms: number): NodeJS.Timeout;
+  clearTimer(timer: NodeJS.Timeout): void;
 }
 
 /**
@@ -74,8 +77,8 @@ export class DeviceBridge {
     this.publishDevice();
     this.loads.publishAll();
     this.publishBudget();
-    this.host.registry.on('members', this.onMembers);
-    this.host.registry.on('report', this.onReport);
+    // A load-control node joined or left: its select and reason come or go with the device's discovery.
+    this.loads.follow(() => this.publishDiscovery());
     void this.energy.read();
   }
 
@@ -86,8 +89,7 @@ export class DeviceBridge {
 
   close(): void {
     this.closed = true;
-    this.host.registry.off('members', this.onMembers);
-    this.host.registry.off('report', this.onReport);
+    this.loads.stop();
     for (const topic of this.subscribed) this.host.link.unsubscribe(topic);
     this.subscribed.clear();
   }
@@ -139,16 +141,6 @@ export class DeviceBridge {
       this.host.link.publish(this.topics.switchAttributes(n), switchAttributes(sw));
     });
   }
-
-  private readonly onMembers = (switchDeviceId: string): void => {
-    if (this.closed || switchDeviceId !== this.device.id) return;
-    this.publishDiscovery();
-    this.loads.publishAll();
-  };
-
-  private readonly onReport = (view: LoadControlView): void => {
-    if (!this.closed && view.switchDeviceId === this.device.id) this.loads.report(view);
-  };
 
   private listen(topic: string, handler: (payload: string) => Promise<unknown>): void {
     if (this.subscribed.has(topic)) return;

@@ -74,6 +74,7 @@ export = function (RED: NodeAPI): void {
       publish: (topic, payload, force) => link.publish(topic, payload, force),
       failed: (err) => status.failed(err),
       readOk: () => status.ok(),
+      setTimer: (fn, ms) => rt.setTimer(fn, ms), clearTimer: (tm) => rt.clearTimer(tm),
       refused: (err, msg) => status.refused(err, msg),
     };
 

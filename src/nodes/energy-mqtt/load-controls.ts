@@ -4,8 +4,16 @@ import type { LoadControlRegistry, LoadControlView } from '../shared/load-contro
 import { runOverrideCommand } from './commands.js';
 import { memberNumber, type DeviceTopics } from './topics.js';
 
+/**
+ * A load-control node redeployed leaves and joins again within a deploy: the device's discovery is sent
+ * once for both, so Home Assistant does not remove and recreate its select in between.
+ */
+const MEMBERS_SETTLE_MS = 1000;
+
 export interface LoadControlHost {
   registry: LoadControlRegistry;
+  setTimer(fn: () => void, ms: number): NodeJS.Timeout;
+  clearTimer(timer: NodeJS.Timeout): void;
   publish(topic: string, payload: string): void;
   /** Subscribes a command topic once (retained commands are ignored). */
   listen(topic: string, handler: (payload: string) => Promise<unknown>): void;
@@ -17,7 +25,24 @@ export interface LoadControlHost {
  * select (set through the node's own command path) and the reason of its last decision as a sensor.
  */
 export class LoadControls {
+  private timer?: NodeJS.Timeout;
+  private rediscover?: () => void;
+
   constructor(private readonly host: LoadControlHost, private readonly topics: DeviceTopics, private readonly device: () => Device) {}
+
+  /** Follows the registry: each decision and override change is published; a node joining or leaving calls `rediscover` first. */
+  follow(rediscover: () => void): void {
+    this.rediscover = rediscover;
+    this.host.registry.on('members', this.onMembers);
+    this.host.registry.on('report', this.onReport);
+  }
+
+  stop(): void {
+    this.host.registry.off('members', this.onMembers);
+    this.host.registry.off('report', this.onReport);
+    if (this.timer) this.host.clearTimer(this.timer);
+    this.rediscover = undefined;
+  }
 
   /** Subscribes every override's command topic and publishes every override and reason. */
   publishAll(): void {
@@ -46,6 +71,20 @@ export class LoadControls {
     const { reason: _reason, at: when, ...figures } = report;
     this.host.publish(this.topics.reasonAttributes(at.n, at.k), JSON.stringify({ ...figures, node: view.name || view.nodeId, mode: view.mode, evaluated_at: new Date(when).toISOString() }));
   }
+
+  private readonly onMembers = (switchDeviceId: string): void => {
+    if (!this.rediscover || switchDeviceId !== this.device().id) return;
+    if (this.timer) this.host.clearTimer(this.timer);
+    this.timer = this.host.setTimer(() => {
+      this.timer = undefined;
+      this.rediscover?.();
+      this.publishAll();
+    }, MEMBERS_SETTLE_MS);
+  };
+
+  private readonly onReport = (view: LoadControlView): void => {
+    if (this.rediscover && view.switchDeviceId === this.device().id) this.report(view);
+  };
 
   /** The switch's number, and the node's rank among those driving that switch (1 for the only one). */
   private position(view: LoadControlView): { n: number; k: number } | undefined {
