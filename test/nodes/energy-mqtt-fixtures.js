@@ -33,6 +33,10 @@ const brokerNode = (port) => ({
  */
 function useMqttSuite({ startAt = TEST_NOW_S, persistence = false, settings = {} } = {}) {
   const f = { sim: undefined, broker: undefined, ha: undefined, serial: 0, settings };
+  const rejections = [];
+  const onRejection = (reason) => rejections.push(reason);
+  before(function () { process.on('unhandledRejection', onRejection); });
+  after(function () { process.off('unhandledRejection', onRejection); });
   before(async function () {
     if (!MOSQUITTO) {
       const message = 'mosquitto is not installed (apt-get install -y mosquitto)';
@@ -66,6 +70,7 @@ function useMqttSuite({ startAt = TEST_NOW_S, persistence = false, settings = {}
   afterEach(async function () {
     await helper.unload();
     await f.ha?.end();
+    if (rejections.length > 0) throw new Error(`unhandled rejections: ${rejections.splice(0).map(String).join('; ')}`);
   });
 
   /** Node-RED settings for the next loads: the simulator's clock, a quick reconnect, and `extra`. */
