@@ -9,7 +9,7 @@ import { loadControlRegistry } from '../shared/load-control-registry.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { describeValue } from '../shared/msg-guard.js';
 import { attachDailyCost } from '../shared/request-cost.js';
-import { asBroker, BrokerLink } from './broker-link.js';
+import { asBroker, BrokerLink, type MqttBrokerNode } from './broker-link.js';
 import { DeviceBridge, type BridgeHost } from './device-bridge.js';
 import { isPermanent, resolveDevices } from './devices.js';
 import { migrations } from './migrations.js';
@@ -38,10 +38,12 @@ export = function (RED: NodeAPI): void {
 
     const status = new MqttNodeStatus(rt, node, t);
     let settings: MqttSettings;
-    const broker = asBroker(RED.nodes.getNode(def.broker ?? ''));
+    let broker: MqttBrokerNode;
     try {
       settings = parseSettings(def);
-      if (!broker) throw EnergyApiError.invalid('no MQTT broker: select an mqtt-broker config node (the one the mqtt in/out nodes use)');
+      const found = asBroker(RED.nodes.getNode(def.broker ?? ''));
+      if (!found) throw EnergyApiError.invalid('no MQTT broker: select an mqtt-broker config node (the one the mqtt in/out nodes use)');
+      broker = found;
       rt.client();
     } catch (err) {
       // Bad input: a red status and an error, nothing published, every msg refused with the same error.
@@ -57,7 +59,7 @@ export = function (RED: NodeAPI): void {
     const totals = new TotalsStore(node, store);
     const bridges: DeviceBridge[] = [];
     let fatal: unknown;
-    const link = new BrokerLink(broker as NonNullable<typeof broker>, node.id, {
+    const link = new BrokerLink(broker, node.id, {
       up: () => status.up(),
       down: () => status.down(),
       failed: (topic, err) => status.failed(new Error(`the broker refused a publish to ${topic}: ${toError(err).message}`)),
