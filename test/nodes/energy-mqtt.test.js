@@ -73,8 +73,8 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
     await until(() => f.state('channel/1/power') !== undefined && f.state('site/grid_imported') !== undefined, 'the first power and totals');
     const late = await connectHomeAssistant(f.broker.url, { prefix: f.prefix, base: f.base });
     try {
-      await sleep(300);
       const seenLive = new Set(f.ha.messages.map((m) => m.topic).filter((t) => !t.endsWith('/__marker')));
+      await until(() => [...seenLive].every((t) => late.latest(t)), 'the late client to get every topic');
       const seenLate = late.messages;
       assert.ok(seenLate.length > 0 && seenLate.every((m) => m.retain), 'everything a late subscriber gets is retained');
       assert.deepEqual(new Set(seenLate.map((m) => m.topic)), seenLive, 'every topic published is retained');
@@ -84,10 +84,11 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
 
     // Another deploy and another Node-RED instance (another node id) describe the same entities the same way.
     await helper.unload();
+    const published = f.ha.history(f.configTopic(DEV)).length;
     const { flow, credentials } = f.flow({ devices: '' });
     await load(NODES(), flow.map((n) => (n.id === f.id ? { ...n, id: 'second-instance' } : n)).filter((n) => n.id !== 'done'), credentials);
-    const again = await f.ha.next((m) => m.topic === f.configTopic(DEV));
-    assert.deepEqual(JSON.parse(again.payload), home);
+    await until(() => f.ha.history(f.configTopic(DEV)).length > published, 'the second instance\'s discovery');
+    assert.deepEqual(JSON.parse(f.ha.latest(f.configTopic(DEV)).payload), home);
   });
 
   it('sends discovery and every state again when Home Assistant says it is online', async function () {
@@ -108,7 +109,7 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
     await f.ha.publish(f.topic('switch/1/set'), 'ON');
     await until(() => f.patches().length === 1, 'the PATCH');
     assert.deepEqual(f.patches()[0].body, { switches: [{ id: S1, state: 'closed' }] });
-    await sleep(300);
+    await f.received();
     assert.equal(f.state('switch/1/state'), 'OFF', 'not ON while the change is pending on the device');
     const reportedAt = f.ha.messages.length;
     f.sim.control.reportNow(DEV);
