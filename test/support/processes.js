@@ -24,4 +24,21 @@ function stopChild(child) {
   });
 }
 
-module.exports = { freePort, stopChild };
+/** Resolves once something accepts connections on the loopback port (a server just started); fails after `timeoutMs`. */
+function waitForPort(port, what, timeoutMs = 5000) {
+  const end = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const attempt = () => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => { socket.destroy(); resolve(); });
+      socket.once('error', () => {
+        socket.destroy();
+        if (Date.now() > end) reject(new Error(`${what} did not listen on ${port}`));
+        else setTimeout(attempt, 25);
+      });
+    };
+    attempt();
+  });
+}
+
+module.exports = { freePort, stopChild, waitForPort };

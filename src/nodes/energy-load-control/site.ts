@@ -1,5 +1,5 @@
 import { isEnergyApiError, PENDING_POLL_MIN_MS, SHORT_MAX_SPAN_S, type Device, type EnergyApiClient } from '../../api/index.js';
-import { evaluateGroup, type MemberInput } from './group.js';
+import { evaluateGroup, type MemberInput, type SiteReading } from './group.js';
 import { newestTimestamp } from './signal.js';
 import type { Evaluation, ShortEntry } from './types.js';
 
@@ -14,7 +14,11 @@ const FIRST_READ_DELAY_MS = 200;
  */
 const FOLLOW_CHECK_MS = 1000;
 
-/** One energy-load-control node as its site group sees it. */
+/**
+ * A node that reads through the site group: an energy-load-control node (a load, decided with the others),
+ * or a node that only watches the shared reads (energy-mqtt: its `input` returns undefined and it is never
+ * asked to `apply`).
+ */
 export interface SiteMember {
   readonly id: string;
   readonly switchDeviceId: string;
@@ -25,8 +29,11 @@ export interface SiteMember {
   needsSwitchRead(): boolean;
   /** Node-clock ms when its own change, not yet confirmed by the device, was sent; undefined when there is none. */
   pendingSince(): number | undefined;
-  /** Its input to the group, given the devices as last read; undefined when it cannot take part (it says why itself). */
-  input(measuring: Device | undefined, switchDevice: Device | undefined): MemberInput | undefined;
+  /**
+   * Its input to the group, given the devices as last read and the short energy the group holds;
+   * undefined when it cannot take part (it says why itself) or only watches.
+   */
+  input(measuring: Device | undefined, switchDevice: Device | undefined, site: SiteReading): MemberInput | undefined;
   /** Carries out the evaluation (switch, outputs, status, persistence); returns the device if a PATCH answered with it. */
   apply(evaluation: Evaluation, switchDevice: Device | undefined): Promise<Device | undefined>;
   /** A shared read failed. */
@@ -199,13 +206,14 @@ export class SiteGroup {
   /** Every member's evaluation on the devices and entries as last read (pure but for the members' own checks). */
   private round(now: number, members: SiteMember[]): Round {
     const measuring = this.devices.get(this.deviceId)?.device;
+    const site: SiteReading = { entries: this.entries, newestS: this.newestS, startedAt: this.startedAt };
     const inputs: Array<{ member: SiteMember; input: MemberInput; device?: Device }> = [];
     for (const member of members) {
       const device = this.devices.get(member.switchDeviceId)?.device;
-      const input = member.input(measuring, this.unseen.has(member.switchDeviceId) ? device : undefined);
+      const input = member.input(measuring, this.unseen.has(member.switchDeviceId) ? device : undefined, site);
       if (input) inputs.push({ member, input, device });
     }
-    const evaluations = evaluateGroup(inputs.map((i) => i.input), { entries: this.entries, newestS: this.newestS, startedAt: this.startedAt }, now);
+    const evaluations = evaluateGroup(inputs.map((i) => i.input), site, now);
     return inputs.map(({ member, input, device }) => ({ member, device, evaluation: evaluations.get(input.id) as Evaluation }));
   }
 
