@@ -15,6 +15,8 @@ const coreNode = (file) => require(require.resolve(`@node-red/nodes/core/common/
 }));
 const NODES = [nodeFile('energy-api'), nodeFile('energy-load-control')];
 
+let suites = 0;
+
 async function until(condition, what, ms = 10000) {
   const end = Date.now() + ms;
   while (!condition()) {
@@ -29,7 +31,10 @@ async function until(condition, what, ms = 10000) {
  * clock: the key gets room enough that these tests never meet it.
  */
 function useLoadControlSuite(startAt) {
-  const f = { sim: undefined, serial: 0 };
+  // Node ids unique across every suite of one mocha run too: a load remembers its state per node id in
+  // Node-RED's context, which outlives a suite.
+  suites += 1;
+  const f = { sim: undefined, serial: suites * 1000 };
   before(async function () {
     f.sim = await startSimulator({ port: 0, now: startAt });
     helper.settings({ energyApi: { now: () => f.sim.control.now() * 1000 } });
@@ -44,13 +49,16 @@ function useLoadControlSuite(startAt) {
   afterEach(async function () { await helper.unload(); });
 
   /** Loads the load-control nodes (ids made unique per test: a load remembers its holds per node id), a helper on each output, a Catch. */
-  f.setup = async (key, ...loadNodes) => {
+  f.setup = (key, ...loadNodes) => f.setupFlow(loadNodes, { key });
+
+  /** As setup, with `others` (and the node `modules` they need) in the same flow. */
+  f.setupFlow = async (loadNodes, { key, others = [], modules = [] } = {}) => {
     f.serial += 1;
     const api = apiConfig(f.sim, key ?? f.sim.keys.full, { tps: 100 });
     const named = loadNodes.map((n) => ({ ...n, id: `${n.id}-${f.serial}`, wires: [[`d-${n.id}`], [`e-${n.id}`]] }));
-    const flow = [api.node, ...named, { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] }, { id: 'caught', type: 'helper' }];
+    const flow = [api.node, ...named, ...others, { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] }, { id: 'caught', type: 'helper' }];
     for (const n of loadNodes) flow.push({ id: `d-${n.id}`, type: 'helper' }, { id: `e-${n.id}`, type: 'helper' });
-    await load(NODES, flow, api.credentials);
+    await load([...NODES, ...modules], flow, api.credentials);
     return f.watch(flow, loadNodes.map((n) => n.id));
   };
 

@@ -6,8 +6,7 @@ const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const net = require('node:net');
-const { freePort, stopChild, killOnExit } = require('./processes');
+const { freePort, stopChild, killOnExit, waitForPort } = require('./processes');
 
 const BIN_DIR = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin']
   .find((dir) => fs.existsSync(path.join(dir, 'initdb')));
@@ -21,23 +20,6 @@ function account() {
   const gid = Number(spawnSync('id', ['-g', name], { encoding: 'utf8' }).stdout.trim());
   if (!uid) throw new Error(`PostgreSQL refuses to run as root and there is no user "${name}" (useradd -m ${name}, or set PG_TEST_USER)`);
   return { uid, gid };
-}
-
-function waitForPort(port, child, timeoutMs = 15000) {
-  const until = Date.now() + timeoutMs;
-  return new Promise((resolve, reject) => {
-    const attempt = () => {
-      if (child.exitCode !== null) return reject(new Error(`postgres exited with ${child.exitCode}`));
-      const socket = net.connect(port, '127.0.0.1');
-      socket.once('connect', () => { socket.destroy(); resolve(); });
-      socket.once('error', () => {
-        socket.destroy();
-        if (Date.now() > until) reject(new Error(`postgres did not listen on ${port}`));
-        else setTimeout(attempt, 50);
-      });
-    };
-    attempt();
-  });
 }
 
 /**
@@ -67,7 +49,17 @@ async function startPostgres({ fsync = false } = {}) {
       if (pg.running()) return;
       child = spawn(path.join(BIN_DIR, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', `fsync=${fsync ? 'on' : 'off'}`, '-c', 'synchronous_commit=on'], { ...who, stdio: 'ignore' });
       killOnExit(child);
-      await waitForPort(port, child);
+      await waitForPort(port, 'postgres', 15000);
+      // The port accepts connections while the server is still starting up (57P03): ready once it answers.
+      for (const end = Date.now() + 15000; ;) {
+        try {
+          await pg.query('SELECT 1');
+          break;
+        } catch (err) {
+          if (err.code !== '57P03' || Date.now() > end) throw err;
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+      }
     },
     async stop() {
       const running = child;
