@@ -32,6 +32,11 @@ const DISABLED_IN_DEMO = [
  */
 const NEEDS_SQLITE = ['Keep history in SQLite'];
 
+/** Whether `npm start` deploys the example's tab disabled (on this Node.js, unless `sqlite` says otherwise). */
+function disabledInDemo(name, sqlite = hasSqlite()) {
+  return DISABLED_IN_DEMO.includes(name) || (NEEDS_SQLITE.includes(name) && !sqlite);
+}
+
 function hasSqlite(version = process.versions.node) {
   const [major, minor] = version.split('.').map(Number);
   return major >= 24 || (major === 23 && minor >= 4) || (major === 22 && minor >= 13);
@@ -64,8 +69,7 @@ function buildDemoFlows({ baseUrl, name = 'Energy API', examples = readExamples(
     const tabId = [...zs][0];
     if (tabs.some((t) => t.id === tabId)) throw new Error(`${example.name}: tab id ${tabId} is used by another example`);
     const intro = example.nodes.find((n) => n.type === 'comment');
-    const disabled = DISABLED_IN_DEMO.includes(example.name) || (NEEDS_SQLITE.includes(example.name) && !sqlite);
-    tabs.push({ id: tabId, type: 'tab', label: example.name, disabled, info: intro ? intro.info || '' : '' });
+    tabs.push({ id: tabId, type: 'tab', label: example.name, disabled: disabledInDemo(example.name, sqlite), info: intro ? intro.info || '' : '' });
     for (const node of example.nodes) {
       if (isFlowNode(node) || node.type === 'group') {
         if (seen.has(node.id)) throw new Error(`${example.name}: node id ${node.id} is used by another example`);
@@ -81,4 +85,4 @@ function buildDemoFlows({ baseUrl, name = 'Energy API', examples = readExamples(
   return [...tabs, ...configs.values(), ...flowNodes];
 }
 
-module.exports = { DISABLED_IN_DEMO, NEEDS_SQLITE, hasSqlite, DEMO_CONFIG_ID, KEY_REFERENCE, EXAMPLES_DIR, readExamples, buildDemoFlows, demoConfigNode };
+module.exports = { DISABLED_IN_DEMO, NEEDS_SQLITE, hasSqlite, disabledInDemo, DEMO_CONFIG_ID, KEY_REFERENCE, EXAMPLES_DIR, readExamples, buildDemoFlows, demoConfigNode };

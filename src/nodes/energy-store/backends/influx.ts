@@ -1,6 +1,6 @@
 import { MEASUREMENT, VALUE_COLUMNS, type RowValues, type StoreBatch } from '../fields.js';
 import type { Bucket } from '../buckets.js';
-import { isNetworkFailure, messageOf, refused, unreachable } from './errors.js';
+import { messageOf, refused, unreachable } from './errors.js';
 import { influxString, linesOf } from './line-protocol.js';
 import type { RowRange, StoreBackend, StreamKey, Watermark, WriteResult } from './types.js';
 
@@ -187,8 +187,10 @@ export class InfluxBackend implements StoreBackend {
     try {
       res = await fetch(`${this.base}${pathAndQuery}`, { method, headers: this.headers(form), body, signal: AbortSignal.timeout(TIMEOUT_MS) });
     } catch (err) {
-      if (isNetworkFailure(err)) throw unreachable(`InfluxDB unreachable (${where}): ${messageOf((err as { cause?: unknown }).cause ?? err)}`);
-      throw unreachable(`InfluxDB unreachable (${where}): ${messageOf(err)}`);
+      // fetch says only "fetch failed"; its cause says why (connect ECONNREFUSED 127.0.0.1:8086, a timeout).
+      const cause = (err as { cause?: { message?: unknown; errors?: Array<{ message?: unknown }> } }).cause;
+      const why = cause?.errors?.[0]?.message ?? cause?.message;
+      throw unreachable(`InfluxDB unreachable (${where}): ${typeof why === 'string' && why ? why.slice(0, 200) : messageOf(err)}`);
     }
     const text = await res.text();
     if (res.ok) return text;
