@@ -41,4 +41,15 @@ function waitForPort(port, what, timeoutMs = 5000) {
   });
 }
 
-module.exports = { freePort, stopChild, waitForPort };
+
+/**
+ * A server a test started must not outlive the test process (a run stopped by a timeout, mocha's --exit):
+ * killed when the process exits, whatever ended it.
+ */
+function killOnExit(child) {
+  const kill = () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); };
+  process.once('exit', kill);
+  child.once('exit', () => process.removeListener('exit', kill));
+}
+
+module.exports = { freePort, stopChild, waitForPort, killOnExit };

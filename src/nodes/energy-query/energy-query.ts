@@ -8,9 +8,9 @@ import { resolveTimezone } from '../shared/timezone.js';
 import { FlowNodeRuntime, type InputContext } from '../shared/flow-node.js';
 import { FollowStore, followKey, followWindow, isCompleteBucket, selectNew } from './follow.js';
 import { ChartBuilder, chartSeries, seriesNames, type ChartSeries } from './outputs.js';
-import { readChartOptions, yAxisTitle, type ChartDef } from './chart-settings.js';
+import { readChartOptions, type ChartDef } from './chart-settings.js';
 import { inSlices, nextTurn } from './chunks.js';
-import { pageMessage, splitMessages } from './messages.js';
+import { chartMessage, pageMessage, splitMessages } from './messages.js';
 import { chartPlacement, readPeriod, shiftOf } from './periods.js';
 import { maxRequestsOf } from '../shared/request-budget.js';
 import { OUTPUT_FORMATS, catchUpSeconds, readSettings, resolveRange, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from './query-settings.js';
@@ -150,16 +150,9 @@ export = function (RED: NodeAPI): void {
     function sendChart(ctx: InputContext<QueryInMsg>, r: Resolved, chart: ChartSeries, follow: boolean, anyEntries: boolean): void {
       const { msg, send } = ctx;
       if (ctx.signal.aborted) return;
-      msg.payload = chart.points;
-      msg.action = follow ? 'append' : 'replace';
-      // Dashboard 2 ui-chart: the unit above the y axis, one colour per category in the series' order, axis labels kept inside.
-      const chartOptions: Record<string, unknown> = { color: chart.colours, yAxis: yAxisTitle(chart.unit), grid: { containLabel: true, bottom: 12 }, legend: { type: 'scroll', top: 22 } };
       // The live service's coarse buckets cover their periods 5 minutes early: the axis says so.
-      if (shiftOf(r.settings.kind, r.settings.granularity, ctx.client.longWindow())) {
-        chartOptions.xAxis = { name: RED._('energy-query.chart.shifted', { period: RED._(`energy-query.chart.periods.${r.settings.granularity}`) }) };
-      }
-      msg.ui_update = { chartOptions };
-      msg.unit = chart.unit;
+      const shifted = shiftOf(r.settings.kind, r.settings.granularity, ctx.client.longWindow());
+      chartMessage(msg, chart, follow, shifted ? { xAxis: { name: RED._('energy-query.chart.shifted', { period: RED._(`energy-query.chart.periods.${r.settings.granularity}`) }) } } : {});
       if (!follow || anyEntries) send(msg);
     }
 
