@@ -19,13 +19,31 @@ const FIRST = ['Energy dashboard', 'Three loads by priority on solar surplus', '
  * Deployed with their tab disabled (imported, they run): they would drive the solar home's switches that the
  * Energy dashboard's load control (the "Three loads" example) drives (a command while one of its changes is
  * pending is refused), and the load-control examples' reads would take the demo over a quarter of the key's
- * daily budget.
+ * daily budget. "Home Assistant via MQTT" needs an MQTT broker, and none runs in the demo.
  */
 const DISABLED_IN_DEMO = [
   'Three loads by priority on solar surplus', 'Hot water on solar surplus',
   'Peak limit - shed loads above a site limit', 'Switch a load on a power threshold', 'Switch control',
+  'Home Assistant via MQTT',
   'Hot water - solar first, cheapest slots otherwise, 3 h by 5 pm', 'Pool pump - 4 h a day in the cheapest slots',
+  // They need a database server the demo does not start.
+  'Write to InfluxDB', 'Write to PostgreSQL',
 ];
+/**
+ * Deployed disabled where the Node.js running the demo has no node:sqlite (22.13+; Node.js 20 runs `npm start`'s
+ * Node-RED 4): the store would refuse every entry. `NODE_RED_MAJOR=5 npm start` on Node.js 22 or 24 runs them.
+ */
+const NEEDS_SQLITE = ['Keep history in SQLite'];
+
+/** Whether `npm start` deploys the example's tab disabled (on this Node.js, unless `sqlite` says otherwise). */
+function disabledInDemo(name, sqlite = hasSqlite()) {
+  return DISABLED_IN_DEMO.includes(name) || (NEEDS_SQLITE.includes(name) && !sqlite);
+}
+
+function hasSqlite(version = process.versions.node) {
+  const [major, minor] = version.split('.').map(Number);
+  return major >= 24 || (major === 23 && minor >= 4) || (major === 22 && minor >= 13);
+}
 const rank = (name) => (FIRST.includes(name) ? FIRST.indexOf(name) : FIRST.length);
 
 function readExamples(dir = EXAMPLES_DIR) {
@@ -49,7 +67,7 @@ function demoPriceNode(node, amberUrl) {
   return { ...node, ...(amberUrl ? { baseUrl: amberUrl } : {}), credentials: { apiKey: AMBER_KEY_REFERENCE } };
 }
 
-function buildDemoFlows({ baseUrl, amberUrl, name = 'Energy API', examples = readExamples() }) {
+function buildDemoFlows({ baseUrl, amberUrl, name = 'Energy API', examples = readExamples(), sqlite = hasSqlite() }) {
   const tabs = [];
   const flowNodes = [];
   const configs = new Map();
@@ -60,7 +78,7 @@ function buildDemoFlows({ baseUrl, amberUrl, name = 'Energy API', examples = rea
     const tabId = [...zs][0];
     if (tabs.some((t) => t.id === tabId)) throw new Error(`${example.name}: tab id ${tabId} is used by another example`);
     const intro = example.nodes.find((n) => n.type === 'comment');
-    tabs.push({ id: tabId, type: 'tab', label: example.name, disabled: DISABLED_IN_DEMO.includes(example.name), info: intro ? intro.info || '' : '' });
+    tabs.push({ id: tabId, type: 'tab', label: example.name, disabled: disabledInDemo(example.name, sqlite), info: intro ? intro.info || '' : '' });
     for (const node of example.nodes) {
       if (isFlowNode(node) || node.type === 'group') {
         if (seen.has(node.id)) throw new Error(`${example.name}: node id ${node.id} is used by another example`);
@@ -76,4 +94,4 @@ function buildDemoFlows({ baseUrl, amberUrl, name = 'Energy API', examples = rea
   return [...tabs, ...configs.values(), ...flowNodes];
 }
 
-module.exports = { DISABLED_IN_DEMO, DEMO_CONFIG_ID, KEY_REFERENCE, AMBER_KEY_REFERENCE, EXAMPLES_DIR, readExamples, buildDemoFlows, demoConfigNode };
+module.exports = { DISABLED_IN_DEMO, NEEDS_SQLITE, hasSqlite, disabledInDemo, DEMO_CONFIG_ID, KEY_REFERENCE, AMBER_KEY_REFERENCE, EXAMPLES_DIR, readExamples, buildDemoFlows, demoConfigNode };

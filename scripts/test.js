@@ -5,7 +5,13 @@
 // needs it is skipped and ONE line says so: a missing runtime never fails the run, a failing test always does.
 //
 //   node scripts/test.js [suite...]     no suite: all of them; --list prints the names
-const { spawnSync } = require('node:child_process');
+//
+// Suites run side by side, at most TEST_JOBS at once (default 4): they spend most of their time waiting on
+// real-time rate limits, timers and a browser, not on the CPU. Each suite's output goes to
+// test-artifacts/suites/<suite>.log and is printed whole when the suite ends, so logs never interleave.
+// TEST_JOBS=1 runs them one after another with their output live.
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
 const path = require('node:path');
 const { NODE_RED_RUNTIMES, CACHE_DIR, findNode, ensureNode, findNodeRed, resolvePackageRuntimes, envFor } = require('./runtimes');
 
@@ -58,15 +64,49 @@ function resolveNodeReds(runtimes) {
   return resolvePackageRuntimes((major) => runtimes.get(major));
 }
 
-function runSuite(suite, runtimes, packageRuntimes) {
+const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+const JOBS = Math.max(1, Number(process.env.TEST_JOBS) || 4);
+
+/** Runs one suite in its own mocha process; resolves with its result once it has exited. */
+function runSuite(suite, runtimes, packageRuntimes, live) {
   const runtime = runtimes.get(suite.nodeMajors[0]);
-  const env = envFor(runtime.bin, { ...process.env, ...suite.env });
+  const env = envFor(runtime.bin, { ...process.env, ...suite.env, TEST_ARTIFACTS_DIR: path.join(ARTIFACTS, suite.name) });
   if (suite.packageRuntimes) env.ENERGY_API_TEST_RUNTIMES = JSON.stringify(packageRuntimes);
-  console.log(`\n=== ${suite.name}: ${suite.title} ===`);
+  const banner = `\n=== ${suite.name}: ${suite.title} ===`;
   const started = Date.now();
   const args = [MOCHA, '--no-config', '--timeout', '30000', '--exit', '--require', 'test/support/versions.js', ...suite.specs];
-  const out = spawnSync(runtime.bin, args, { cwd: ROOT, env, stdio: 'inherit' });
-  return { suite, runtime, status: out.status === 0 ? 'passed' : 'FAILED', seconds: Math.round((Date.now() - started) / 1000) };
+  const logFile = path.join(ARTIFACTS, 'suites', `${suite.name}.log`);
+  fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  if (live) console.log(banner);
+  else console.log(`started ${suite.name}`);
+  return new Promise((resolve) => {
+    const log = live ? null : fs.openSync(logFile, 'w');
+    const child = spawn(runtime.bin, args, { cwd: ROOT, env, stdio: live ? 'inherit' : ['ignore', log, log] });
+    child.once('exit', (code, signal) => {
+      if (log !== null) {
+        fs.closeSync(log);
+        console.log(banner);
+        process.stdout.write(fs.readFileSync(logFile));
+      }
+      const status = code === 0 ? 'passed' : 'FAILED';
+      resolve({ suite, runtime, status: signal ? `FAILED (${signal})` : status, seconds: Math.round((Date.now() - started) / 1000) });
+    });
+  });
+}
+
+/** Runs the suites, at most `jobs` at once; results in the suites' order. */
+async function runAll(suites, runtimes, packageRuntimes, jobs) {
+  const results = new Array(suites.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < suites.length) {
+      const i = next;
+      next += 1;
+      results[i] = await runSuite(suites[i], runtimes, packageRuntimes, jobs === 1);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, suites.length) }, worker));
+  return results;
 }
 
 /** "npm could not install a: why; npm could not install b: why" → "npm could not install a, b (why)". */
@@ -76,7 +116,7 @@ function summarise(reasons) {
   return `npm could not install ${parsed.map((m) => m[1]).join(', ')} (${parsed[0][2]})`;
 }
 
-function main() {
+async function main() {
   const names = process.argv.slice(2);
   if (names.includes('--list')) {
     for (const s of SUITES) console.log(`${s.name.padEnd(20)} ${s.title}`);
@@ -85,19 +125,16 @@ function main() {
   const suites = selectSuites(names);
   const runtimes = resolveRuntimes(suites);
   const packageRuntimes = suites.some((s) => s.packageRuntimes) ? resolveNodeReds(runtimes) : [];
-  const results = [];
-  const skipped = [];
-  for (const suite of suites) {
-    if (suite.nodeMajors.some((m) => runtimes.get(m).error)) skipped.push(suite.name);
-    else results.push(runSuite(suite, runtimes, packageRuntimes));
-  }
+  const skipped = suites.filter((suite) => suite.nodeMajors.some((m) => runtimes.get(m).error)).map((suite) => suite.name);
+  const started = Date.now();
+  const results = await runAll(suites.filter((suite) => !skipped.includes(suite.name)), runtimes, packageRuntimes, JOBS);
   const missingForPackage = results.some((r) => r.suite.packageRuntimes) ? packageRuntimes.filter((r) => r.error) : [];
   if (missingForPackage.length) {
     skipped.push(`the package test on Node.js ${missingForPackage.map((r) => r.nodeMajor).join(', ')}`);
   }
   const reasons = [...new Set([...runtimes.values(), ...packageRuntimes].map((r) => r.error).filter(Boolean))];
 
-  console.log('\n=== summary ===');
+  console.log(`\n=== summary (${JOBS} at once, ${Math.round((Date.now() - started) / 1000)} s in all) ===`);
   for (const r of results) {
     console.log(`${r.status.padEnd(7)} ${r.suite.name.padEnd(20)} ${r.runtime.version.padEnd(9)} ${String(r.seconds).padStart(4)} s  ${r.suite.title}`);
   }
@@ -105,4 +142,4 @@ function main() {
   return results.some((r) => r.status !== 'passed') ? 1 : 0;
 }
 
-process.exitCode = main();
+main().then((code) => { process.exitCode = code; }, (err) => { console.error(err); process.exitCode = 1; });

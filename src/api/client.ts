@@ -2,9 +2,10 @@ import { EventEmitter } from 'node:events';
 import { EnergyApiError, describeKey, describeValue } from './errors.js';
 import { SharedLimiter, sharedLimiterId, type SharedFigures, type SharedStatus } from './shared-limiter.js';
 import { RateLimiter, aborted, sleep } from './limiter.js';
+import { LongWindowReading, asCoveredPeriods, type LongWindow } from './long-window.js';
 import { COLLECT_READ_AHEAD, RangePages } from './pages.js';
 import { checkGranularity, checkTimestamps, checkTimezone, energyOptionParams, type QueryParams } from './params.js';
-import { checkPlanCost, planLongRanges, planModbusRanges, planShortRanges, DEFAULT_MAX_REQUESTS } from './ranges.js';
+import { checkPlanCost, longRequestRange, planLongRanges, planModbusRanges, planShortRanges, DEFAULT_MAX_REQUESTS } from './ranges.js';
 import { Transport, type RetryInfo } from './transport.js';
 import { assertDeviceUpdate } from './validation.js';
 import type {
@@ -27,6 +28,11 @@ export interface ClientOptions {
   now?: () => number;
   /** Shares the key's limits with every instance using it, through Redis (see shared-limiter.ts). */
   sharedLimiter?: { redisUrl: string; password?: string };
+  /**
+   * How the service selects and labels long energy (see long-window.ts). Default: learnt from its
+   * responses, the live service's reading ('timestamp') until a response shows otherwise.
+   */
+  longWindow?: LongWindow;
 }
 
 export interface CallOptions {
@@ -103,6 +109,7 @@ export class EnergyApiClient extends EventEmitter {
   private readonly devices = new Map<string, { device: Device; at: number }>();
   private readonly lastDeviceRead = new Map<string, number>();
   private readonly deviceReads = new Map<string, SharedRead>();
+  private readonly longReading: LongWindowReading;
   private categories?: Promise<ChannelCategory[]>;
   private models?: Promise<ModelInfo[]>;
   private closed = false;
@@ -116,6 +123,10 @@ export class EnergyApiClient extends EventEmitter {
     checkBaseUrl(options.baseUrl);
     this.now = options.now ?? Date.now;
     this.keyHint = describeKey(options.apiKey);
+    if (options.longWindow !== undefined && options.longWindow !== 'timestamp' && options.longWindow !== 'coverage') {
+      throw EnergyApiError.invalid(`longWindow must be "timestamp" or "coverage", not ${describeValue(options.longWindow)}`);
+    }
+    this.longReading = new LongWindowReading(options.longWindow);
     this.limiter = new RateLimiter({ tps: options.tps, tpd: options.tpd, now: this.now });
     this.limiter.on('state', (state: RateLimitState) => this.emit('rateLimit', state));
     if (options.sharedLimiter?.redisUrl) this.shared = this.shareLimits(options);
@@ -143,6 +154,14 @@ export class EnergyApiClient extends EventEmitter {
 
   rateLimitState(): RateLimitState {
     return this.limiter.state();
+  }
+
+  /**
+   * How the service selects and labels long energy, as far as this client knows: its option, else
+   * what the last decisive response showed, else the live service's reading ('timestamp').
+   */
+  longWindow(): LongWindow {
+    return this.longReading.current();
   }
 
   async listDevices(options: CallOptions = {}): Promise<string[]> {
@@ -178,6 +197,26 @@ export class EnergyApiClient extends EventEmitter {
     if (!isDeviceObject(device)) throw new EnergyApiError({ status: 200, code: 'BAD_RESPONSE', message: `the service did not return device ${id}` });
     this.devices.set(id, { device, at: this.now() });
     return device;
+  }
+
+  /** ms until the device may be polled again: 5 s after the last read of it through this client (spec 3.1, 8); 0 = now. */
+  nextPollInMs(deviceId: string): number {
+    const last = this.lastDeviceRead.get(deviceId);
+    return last === undefined ? 0 : Math.max(0, PENDING_POLL_MIN_MS - (this.now() - last));
+  }
+
+  /**
+   * The device for a poll of pending values: read now unless some caller of this client read it in
+   * the last 5 s; then that read serves (joined while in flight). `at` is when the copy was answered
+   * (client clock), so a caller can tell it from the copy it already holds. The copy may be a PATCH's answer.
+   */
+  async pollDevice(deviceId: string, options: CallOptions = {}): Promise<{ device: Device; at: number }> {
+    const id = checkDeviceId(deviceId);
+    const known = this.devices.get(id);
+    if (known && !this.deviceReads.has(id) && this.nextPollInMs(id) > 0) return { device: known.device, at: known.at };
+    const device = await this.getDevice(id, options);
+    const read = this.devices.get(id);
+    return { device, at: read?.device === device ? read.at : this.now() };
   }
 
   /** The device as last read (within 10 minutes), else a fresh read. */
@@ -226,7 +265,10 @@ export class EnergyApiClient extends EventEmitter {
 
   /**
    * Long energy for any range and granularity: split within the span limits with seams on bucket
-   * boundaries in the timezone, so the merge equals one unlimited request.
+   * boundaries in the timezone, so the merge equals one unlimited request. Every entry is stamped at
+   * the END of the period it covers, whatever the service's reading: 5-minute reads are exactly the
+   * records inside [fromTs, toTs); coarser reads are the service's buckets of [fromTs, toTs), which
+   * under the live reading cover 5 minutes earlier (see coveredPeriod).
    */
   async getLongEnergy(deviceId: string, query: EnergyRangeQuery, options: RangeCallOptions = {}): Promise<EnergyEntry[]> {
     return this.readPages('long', deviceId, query, { readAhead: COLLECT_READ_AHEAD, ...options }).collect();
@@ -266,7 +308,10 @@ export class EnergyApiClient extends EventEmitter {
     const params: QueryParams = { granularity, ...energyOptionParams(q, false) };
     if (timezone) params.timezone = timezone;
     checkPlanCost({ kind: 'long', granularity, fromTs: q.fromTs, toTs: q.toTs, nowS }, options.maxRequests);
-    return this.pages<EnergyEntry>(`/long-energy/${id}`, planLongRanges(q.fromTs, q.toTs, granularity, timezone, nowS), params, options);
+    return this.pages<EnergyEntry>(`/long-energy/${id}`, planLongRanges(q.fromTs, q.toTs, granularity, timezone, nowS), params, options, {
+      request: (periods) => longRequestRange(periods, granularity),
+      page: (entries, periods, request) => asCoveredPeriods(entries, granularity, periods, this.longReading.learn(entries, request)),
+    });
   }
 
   /** /first or /latest of short or long energy; null when there is no data (204). */
@@ -285,7 +330,7 @@ export class EnergyApiClient extends EventEmitter {
 
   /**
    * Polls the device until `isDone(device)` holds or the timeout passes, never more often than once
-   * per 5 s per device (counting every read of that device through this client).
+   * per 5 s per device (counting every read of that device through this client, whose copies serve it).
    */
   async waitForDevice(deviceId: string, isDone: (device: Device) => boolean, options: WaitOptions): Promise<WaitOutcome> {
     const id = checkDeviceId(deviceId);
@@ -300,8 +345,12 @@ export class EnergyApiClient extends EventEmitter {
         const device = await this.knownDevice(id, { signal: options.signal });
         return { device, done: isDone(device), elapsedMs: this.now() - started, polls };
       }
+      const copyBefore = this.devices.get(id);
       await sleep(wait, options.signal);
-      const device = await this.getDevice(id, { signal: options.signal, priority: 'interactive', onRetry: options.onRetry });
+      const call: CallOptions = { signal: options.signal, priority: 'interactive', onRetry: options.onRetry };
+      // Another caller read the device during the wait: its read (or the one in flight) serves this poll.
+      const readMeanwhile = this.deviceReads.has(id) || this.devices.get(id) !== copyBefore;
+      const device = readMeanwhile ? (await this.pollDevice(id, call)).device : await this.getDevice(id, call);
       polls += 1;
       if (isDone(device)) return { device, done: true, elapsedMs: this.now() - started, polls };
     }
@@ -357,15 +406,19 @@ export class EnergyApiClient extends EventEmitter {
     return data;
   }
 
-  private pages<T extends { timestamp: number }>(path: string, ranges: RangeQuery[], params: QueryParams, options: PageReadOptions): RangePages<T> {
+  private pages<T extends { timestamp: number }>(
+    path: string, ranges: RangeQuery[], params: QueryParams, options: PageReadOptions, shape?: PageShape<T>,
+  ): RangePages<T> {
     const maxRequests = options.maxRequests ?? DEFAULT_MAX_REQUESTS;
     if (ranges.length > maxRequests) {
       throw new EnergyApiError({ code: 'REQUEST_BUDGET', message: `this read needs ${ranges.length} requests, more than maxRequests (${maxRequests}) allows: narrow the range or raise maxRequests`, sent: false });
     }
     const priority = options.priority ?? 'bulk';
     const fetch = async (range: RangeQuery, signal: AbortSignal): Promise<T[]> => {
-      const page = await this.get<T[]>(path, { fromTs: range.fromTs, toTs: range.toTs, ...params }, { priority, signal, onRetry: options.onRetry });
-      return Array.isArray(page) ? page : [];
+      const request = shape ? shape.request(range) : range;
+      const page = await this.get<T[]>(path, { fromTs: request.fromTs, toTs: request.toTs, ...params }, { priority, signal, onRetry: options.onRetry });
+      const entries = Array.isArray(page) ? page : [];
+      return shape ? shape.page(entries, range, request) : entries;
     };
     return new RangePages<T>(ranges, fetch, { signal: options.signal, readAhead: options.readAhead });
   }
@@ -403,6 +456,12 @@ export class EnergyApiClient extends EventEmitter {
 }
 
 const PRIORITY_RANK: Record<RequestPriority, number> = { interactive: 0, normal: 1, bulk: 2 };
+
+/** How the planned spans of a read become requests, and their answers entries. */
+interface PageShape<T> {
+  request(periods: RangeQuery): RangeQuery;
+  page(entries: T[], periods: RangeQuery, request: RangeQuery): T[];
+}
 
 /** The updated device of a PATCH answer: the bare device (live service) or `{status, result}` (spec). */
 function updatedDevice(data: PatchResult | Device | undefined): Device | undefined {

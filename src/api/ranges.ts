@@ -29,6 +29,25 @@ export const LONG_MAX_SPAN_S: Record<Granularity, number> = {
   month: 3650 * DAY,
 };
 
+/**
+ * Seconds a long request asks for beyond the periods it reads: a 5-minute read of the periods [F, T)
+ * asks for [F, T + 300), which holds the records of those periods under both readings of a range
+ * (the live service's by timestamp, t < T + 300, and the spec's by coverage); see long-window.ts.
+ */
+export function longRequestExtra(granularity: Granularity): number {
+  return granularity === '5m' ? 300 : 0;
+}
+
+/** The request that reads the periods of one planned span. */
+export function longRequestRange(periods: RangeQuery, granularity: Granularity): RangeQuery {
+  return { fromTs: periods.fromTs, toTs: periods.toTs + longRequestExtra(granularity) };
+}
+
+/** Longest span of periods one long request reads: the limit less what the request adds. */
+function longPeriodSpan(granularity: Granularity): number {
+  return LONG_MAX_SPAN_S[granularity] - longRequestExtra(granularity);
+}
+
 /** The spec's own wording of each limit, for messages. */
 export const LONG_SPAN_LABEL: Record<Granularity, string> = {
   '5m': '7 days', '15m': '14 days', '30m': '31 days', hour: '3 months', day: '3 years', week: '5 years', month: '10 years',
@@ -73,15 +92,16 @@ export function planShortRanges(fromTs: number, toTs: number, nowS: number): Ran
 }
 
 /**
- * Long energy: spans within the granularity's limit, with seams on bucket boundaries in the
- * request's timezone, so merged results equal one unlimited request (no split buckets).
+ * Long energy: spans of periods whose requests (longRequestRange) stay within the granularity's
+ * limit, with seams on bucket boundaries in the request's timezone, so merged results equal one
+ * unlimited request (no split buckets).
  */
 export function planLongRanges(fromTs: number, toTs: number, granularity: Granularity, timezone: string | undefined, nowS: number): RangeQuery[] {
   const zone = timezone ?? 'UTC';
   const epoch = floorToBucket(LONG_ENERGY_EPOCH, granularity, zone);
   if (toTs <= epoch || fromTs > nowS) return [];
   const start = Math.max(fromTs, epoch);
-  return split(start, toTs, LONG_MAX_SPAN_S[granularity], (ts) => floorToBucket(ts, granularity, zone), nowS);
+  return split(start, toTs, longPeriodSpan(granularity), (ts) => floorToBucket(ts, granularity, zone), nowS);
 }
 
 /** Modbus: 7-day spans; entries are cumulative readings, so any seam is exact. */
@@ -123,7 +143,7 @@ export function checkPlanCost(query: PlanCostQuery, maxRequests: number | undefi
 }
 
 function fewestRequests({ kind, granularity, fromTs, toTs, nowS }: PlanCostQuery): number {
-  const maxSpan = kind === 'short' ? SHORT_MAX_SPAN_S : kind === 'modbus' ? MODBUS_MAX_SPAN_S : LONG_MAX_SPAN_S[granularity ?? '5m'];
+  const maxSpan = kind === 'short' ? SHORT_MAX_SPAN_S : kind === 'modbus' ? MODBUS_MAX_SPAN_S : longPeriodSpan(granularity ?? '5m');
   let start = fromTs;
   if (kind === 'short') start = Math.max(fromTs, nowS - SHORT_RETENTION_S);
   if (kind === 'long') start = Math.max(fromTs, LONG_ENERGY_EPOCH - 31 * DAY);

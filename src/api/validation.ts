@@ -77,6 +77,14 @@ const updateSchema = {
 
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 
+/** What WPA2 takes as a pre-shared key, in words for an error (the PSK itself is never echoed). */
+export const WPA_PSK_RULE = 'a WPA2 passphrase of 8 to 63 printable ASCII characters (codes 32 to 126, so no ä, ö, ü, ß or other letters outside ASCII), or a key of exactly 64 hexadecimal digits';
+
+/** WPA2 (IEEE 802.11i): a passphrase of 8 to 63 printable ASCII characters, or the 256-bit key as 64 hex digits. */
+export function isWpaPsk(psk: string): boolean {
+  return /^[\x20-\x7e]{8,63}$/.test(psk) || /^[0-9A-Fa-f]{64}$/.test(psk);
+}
+
 const ajv = new Ajv({ allErrors: true, strict: false });
 const validateShape = ajv.compile<DeviceUpdate>(updateSchema as unknown as JSONSchemaType<DeviceUpdate>);
 
@@ -203,6 +211,7 @@ function deviceRules(update: DeviceUpdate, { deviceId, device, categoryIds }: Up
     }
     if (wifi.ssid === '' && wifi.psk !== undefined && wifi.psk !== '') problems.push('comms.wifi: to turn WiFi off send both ssid and psk as empty strings');
     if (wifi.psk === '' && wifi.ssid !== '') problems.push('comms.wifi.psk: an empty psk only turns WiFi off, together with an empty ssid');
+    if (typeof wifi.psk === 'string' && wifi.psk !== '' && !CONTROL_CHARS.test(wifi.psk) && !isWpaPsk(wifi.psk)) problems.push(`comms.wifi.psk must be ${WPA_PSK_RULE}`);
   }
   return problems.map((message) => ({ code: 'INVALID_FIELD', message }));
 }

@@ -9,7 +9,7 @@ import type { QueryParams } from './query.js';
 import { settle } from './reporting.js';
 import { renderDevice } from './renderDevice.js';
 import { ok, type Reply } from './reply.js';
-import type { BodyStyle, SimDevice } from './types.js';
+import type { BodyStyle, LongWindow, SimDevice } from './types.js';
 
 export interface ApiRequest {
   method: string;
@@ -26,6 +26,8 @@ export interface ApiContext {
   now: number;
   /** False only for tests that need one unlimited request as a reference. */
   spanLimits: boolean;
+  /** Which long-energy entries a range selects. */
+  longWindow: LongWindow;
   /** Device objects as the live service shapes them, or as the spec's text does. */
   bodyStyle: BodyStyle;
 }
@@ -59,14 +61,14 @@ function parseJsonBody(req: ApiRequest): unknown {
 }
 
 type EnergyRoute = {
-  list: (dev: SimDevice, now: number, params: QueryParams, spanLimits: boolean) => Reply;
+  list: (dev: SimDevice, now: number, params: QueryParams, ctx: ApiContext) => Reply;
   edge: (dev: SimDevice, now: number, params: QueryParams, edge: 'first' | 'latest') => Reply;
 };
 
 const ENERGY_ROUTES: Record<string, EnergyRoute> = {
-  'short-energy': { list: shortEnergyList, edge: shortEnergyEdge },
-  'long-energy': { list: longEnergyList, edge: longEnergyEdge },
-  modbus: { list: modbusList, edge: modbusEdge },
+  'short-energy': { list: (dev, now, params, ctx) => shortEnergyList(dev, now, params, ctx.spanLimits), edge: shortEnergyEdge },
+  'long-energy': { list: (dev, now, params, ctx) => longEnergyList(dev, now, params, ctx.spanLimits, ctx.longWindow), edge: longEnergyEdge },
+  modbus: { list: (dev, now, params, ctx) => modbusList(dev, now, params, ctx.spanLimits), edge: modbusEdge },
 };
 
 export function handleApi(ctx: ApiContext, req: ApiRequest): Reply {
@@ -95,5 +97,5 @@ export function handleApi(ctx: ApiContext, req: ApiRequest): Reply {
   if (edge !== undefined && edge !== 'first' && edge !== 'latest') throw notFound();
   if (req.method !== 'GET') throw methodNotAllowed('GET');
   const dev = device(ctx, req.grant, id);
-  return edge === undefined ? route.list(dev, ctx.now, req.params, ctx.spanLimits) : route.edge(dev, ctx.now, req.params, edge);
+  return edge === undefined ? route.list(dev, ctx.now, req.params, ctx) : route.edge(dev, ctx.now, req.params, edge);
 }

@@ -5,7 +5,7 @@ import { createExtraSites } from './extraSites.js';
 import { createFleet } from './fleet.js';
 import { SIM_AMBER_KEY, SIM_DEVICES, SIM_KEYS, startSimulator, type SimulatorOptions } from './index.js';
 import { createAmberSites } from './prices/sites.js';
-import type { HeaderStyle } from './types.js';
+import type { HeaderStyle, LongWindow } from './types.js';
 
 const HELP = `Usage: energy-api-simulator [options]
 
@@ -20,6 +20,13 @@ Options:
   --header-style <form>  rate-limit headers: live (default, X-RateLimit-Tps*/Tpd*, resets in
                          seconds remaining, a bare device after PATCH), spec (X-RateLimit-
                          Limit/Remaining/Reset, unix time, {status, result} after PATCH) or both
+  --long-window <rule>   which long-energy entries a range selects: timestamp (default, as the
+                         live service: the 5-minute records stamped fromTs <= t < toTs; a coarser
+                         entry is labelled with the first record it adds up, so a day entry
+                         stamped D 00:00 holds the records stamped D 00:00 to D 23:55, that is
+                         D-1 23:55 to D 23:55) or coverage (the spec's text: the records whose
+                         5 minutes lie inside the range; an entry is stamped at the end of its
+                         period)
   --seed <n>             seed of the sites' weather and habits (default 1)
   --tps <n>              requests per second per key (default 5)
   --tpd <n>              requests per day per key (default 10000)
@@ -53,6 +60,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): SimulatorOptio
     args: argv,
     options: {
       port: { type: 'string' }, host: { type: 'string' }, 'state-file': { type: 'string' }, 'header-style': { type: 'string' },
+      'long-window': { type: 'string' },
       seed: { type: 'string' }, tps: { type: 'string' }, tpd: { type: 'string' }, help: { type: 'boolean' },
       'latency-ms': { type: 'string' }, 'latency-jitter-ms': { type: 'string' }, 'arrival-jitter-ms': { type: 'string' },
       'extra-devices': { type: 'string' },
@@ -64,11 +72,16 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): SimulatorOptio
   if (style !== undefined && style !== 'live' && style !== 'spec' && style !== 'both') {
     throw new Error(`--header-style must be live, spec or both, got ${style}`);
   }
+  const window = values['long-window'];
+  if (window !== undefined && window !== 'timestamp' && window !== 'coverage') {
+    throw new Error(`--long-window must be timestamp or coverage, got ${window}`);
+  }
   return {
     port: number('port', values.port ?? env.PORT) ?? 8787,
     host: values.host ?? '127.0.0.1',
     stateFile: values['state-file'],
     headerStyle: style as HeaderStyle | undefined,
+    longWindow: window as LongWindow | undefined,
     seed: number('seed', values.seed),
     tps: number('tps', values.tps),
     tpd: number('tpd', values.tpd),
@@ -91,6 +104,7 @@ async function main(): Promise<void> {
   console.log(`Energy API simulator listening at ${sim.baseUrl}`);
   console.log(`Demo API key (full access): ${SIM_KEYS.full}`);
   if (options.stateFile) console.log(`State file: ${options.stateFile}`);
+  if (options.longWindow === 'coverage') console.log('Long energy: ranges select by coverage (the spec\'s reading)');
   console.log('Devices:');
   for (const [name, id] of Object.entries(SIM_DEVICES)) console.log(`  ${id}  ${models.get(id)?.padEnd(8)} ${name}`);
   for (const d of createExtraSites(options.extraDevices ?? 0, fleet)) console.log(`  ${d.id}  ${d.model.padEnd(8)} ${d.label}`);

@@ -1,7 +1,7 @@
 /** The same control operations as `Simulator.control`, over HTTP under /__sim (no auth). */
 import type { Reply } from './reply.js';
 import type { SimulatorState } from './state.js';
-import type { ClockSettings, FaultSettings, HeaderStyle, LimitSettings } from './types.js';
+import type { ClockSettings, FaultSettings, HeaderStyle, LimitSettings, LongWindow } from './types.js';
 
 type Json = Record<string, unknown>;
 
@@ -35,8 +35,10 @@ function faultSettings(body: Json): FaultSettings {
 function limitSettings(body: Json): LimitSettings {
   const style = body.headerStyle;
   if (style !== undefined && style !== 'live' && style !== 'spec' && style !== 'both') throw new Error('headerStyle must be live, spec or both');
+  const window = body.longWindow;
+  if (window !== undefined && window !== 'timestamp' && window !== 'coverage') throw new Error('longWindow must be timestamp or coverage');
   const spanLimits = typeof body.spanLimits === 'boolean' ? body.spanLimits : undefined;
-  return { tps: num(body, 'tps'), tpd: num(body, 'tpd'), headerStyle: style as HeaderStyle | undefined, spanLimits };
+  return { tps: num(body, 'tps'), tpd: num(body, 'tpd'), headerStyle: style as HeaderStyle | undefined, longWindow: window as LongWindow | undefined, spanLimits };
 }
 
 const done = { status: 200, body: { ok: true } };

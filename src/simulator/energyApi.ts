@@ -1,13 +1,13 @@
 /** GET /short-energy/{id}[/first|/latest] and /long-energy/{id}[/first|/latest] (spec 4.6 to 4.9). */
 import type { Granularity } from '../api/types.js';
 import { isGranularity, isValidZone, MAX_SPAN, maxToTs, needsTimezone } from './buckets.js';
-import { longEntries, RECORD, SHORT_RETENTION, shortEntries } from './energyRange.js';
+import { firstRecordStamp, longEntries, RECORD, SHORT_RETENTION, shortEntries } from './energyRange.js';
 import { formatEntry, parseEnergyOptions, type EnergyOptions, type RawEntry } from './energyOptions.js';
 import { badRequest, unprocessable } from './errors.js';
 import { checkRange, single, timestampParam, type QueryParams } from './query.js';
 import { dataEnd } from './reporting.js';
 import { noContent, ok, type Reply } from './reply.js';
-import type { SimDevice } from './types.js';
+import type { LongWindow, SimDevice } from './types.js';
 
 const HOUR = 3600;
 
@@ -87,7 +87,7 @@ function timezoneParam(params: QueryParams, g: Granularity): string {
   return zone;
 }
 
-export function longEnergyList(dev: SimDevice, now: number, params: QueryParams, spanLimits = true): Reply {
+export function longEnergyList(dev: SimDevice, now: number, params: QueryParams, spanLimits = true, window: LongWindow = 'timestamp'): Reply {
   const opts = parseEnergyOptions(params, false);
   const g = granularityParam(params);
   const zone = timezoneParam(params, g);
@@ -96,7 +96,7 @@ export function longEnergyList(dev: SimDevice, now: number, params: QueryParams,
   const givenTo = timestampParam(params, 'toTs');
   if (givenFrom === 0 && givenTo !== undefined && givenTo !== 0) throw unprocessable('The provided fromTs or toTs value was invalid');
   // Defaults of the live service: the first record, and the granularity's maximum span after fromTs.
-  const fromTs = givenFrom ?? dev.dataStart;
+  const fromTs = givenFrom ?? (window === 'timestamp' ? firstRecordStamp(dev) : dev.dataStart);
   const toTs = givenTo ?? maxToTs(fromTs, span.amount, span.unit);
   checkRange(fromTs, toTs);
   if (spanLimits && toTs > maxToTs(fromTs, span.amount, span.unit)) {
@@ -104,7 +104,7 @@ export function longEnergyList(dev: SimDevice, now: number, params: QueryParams,
   }
   groupIndexes(dev, opts);
   if (dev.uninitialised) return noContent();
-  return format(dev, longEntries(dev, dataEnd(dev, now), g, zone, fromTs, toTs), opts);
+  return format(dev, longEntries(dev, dataEnd(dev, now), g, zone, fromTs, toTs, window), opts);
 }
 
 export function longEnergyEdge(dev: SimDevice, now: number, params: QueryParams, edge: Edge): Reply {
@@ -115,7 +115,8 @@ export function longEnergyEdge(dev: SimDevice, now: number, params: QueryParams,
   if (end <= dev.dataStart) return noContent();
   const lastRecordEnd = Math.floor(end / RECORD) * RECORD;
   if (lastRecordEnd <= dev.dataStart) return noContent();
+  // One 5-minute record either way: the one covering [from, from + RECORD).
   const from = edge === 'first' ? dev.dataStart : lastRecordEnd - RECORD;
-  const entries = longEntries(dev, end, '5m', 'utc', from, from + RECORD);
+  const entries = longEntries(dev, end, '5m', 'utc', from, from + RECORD, 'coverage');
   return formatOne(dev, edge === 'first' ? entries[0] : entries[entries.length - 1], opts);
 }

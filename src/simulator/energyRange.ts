@@ -9,7 +9,7 @@ import { frequencyAt, round } from './energyModel.js';
 import type { RawEntry } from './energyOptions.js';
 import { noise } from './site/random.js';
 import { DAY, dayData, RECORD, RECORDS_PER_DAY, SLOT, slotsOfRecord, type DayData } from './site/day.js';
-import type { SimDevice } from './types.js';
+import type { LongWindow, SimDevice } from './types.js';
 
 export { RECORD } from './site/day.js';
 export const SHORT_RETENTION = 31 * 86400;
@@ -140,11 +140,25 @@ function longEntry(dev: SimDevice, reader: RecordReader, a: number, b: number): 
   };
 }
 
+/** Timestamp of the device's first 5-minute record (it covers the 5 minutes before it). */
+export function firstRecordStamp(dev: SimDevice): number {
+  return Math.ceil(dev.dataStart / RECORD) * RECORD + RECORD;
+}
+
 /**
- * Long entries: each bucket intersected with [fromTs, toTs) and the data available
- * ([dataStart, end)); the entry's timestamp is the end of the covered part.
+ * Long entries of [fromTs, toTs) among the records that exist (from dataStart, ended by `end`).
+ * 'coverage' (the spec's text): the records whose periods lie inside the range, summed per bucket, each
+ * entry stamped at the end of the part of its bucket it covers. 'timestamp' (the live service): the
+ * records stamped fromTs <= t < toTs, grouped by the bucket their stamp falls in, each group labelled
+ * with its first record's stamp, so a whole bucket labelled L covers [L - 300, L + size - 300).
  */
-export function longEntries(dev: SimDevice, end: number, g: Granularity, zone: string, fromTs: number, toTs: number): RawEntry[] {
+export function longEntries(
+  dev: SimDevice, end: number, g: Granularity, zone: string, fromTs: number, toTs: number, window: LongWindow,
+): RawEntry[] {
+  return window === 'timestamp' ? byStamp(dev, end, g, zone, fromTs, toTs) : byCoverage(dev, end, g, zone, fromTs, toTs);
+}
+
+function byCoverage(dev: SimDevice, end: number, g: Granularity, zone: string, fromTs: number, toTs: number): RawEntry[] {
   // Only whole 5-minute records inside [fromTs, toTs) count; the one in progress does not exist yet.
   const lo = Math.ceil(Math.max(fromTs, dev.dataStart) / RECORD) * RECORD;
   const hi = Math.floor(Math.min(toTs, end) / RECORD) * RECORD;
@@ -157,6 +171,23 @@ export function longEntries(dev: SimDevice, end: number, g: Granularity, zone: s
     const b = Math.ceil(Math.min(bEnd, hi) / RECORD) * RECORD;
     if (b <= a) return;
     out.push(longEntry(dev, reader, a, b));
+  });
+  return out;
+}
+
+function byStamp(dev: SimDevice, end: number, g: Granularity, zone: string, fromTs: number, toTs: number): RawEntry[] {
+  // Stamps of existing records: ended by `end`, and each covering the 5 minutes before it.
+  const first = Math.max(Math.ceil(fromTs / RECORD) * RECORD, firstRecordStamp(dev));
+  const last = Math.min(Math.ceil(toTs / RECORD) * RECORD - RECORD, Math.floor(end / RECORD) * RECORD);
+  const out: RawEntry[] = [];
+  if (last < first) return out;
+  const reader = new RecordReader(dev);
+  forEachBucket(g, zone, first, last + 1, (bStart, bEnd) => {
+    // The stamps inside this bucket and the range: multiples of 300 in [bStart, bEnd), first..last.
+    const s1 = Math.max(Math.ceil(bStart / RECORD) * RECORD, first);
+    const sn = Math.min(Math.ceil(bEnd / RECORD) * RECORD - RECORD, last);
+    if (sn < s1) return;
+    out.push({ ...longEntry(dev, reader, s1 - RECORD, sn), timestamp: s1 });
   });
   return out;
 }

@@ -4,13 +4,13 @@ import { SIM_DEVICES, SIM_KEYS } from './fleet.js';
 import { BASE_PATH, createSimServer } from './server.js';
 import { AMBER_BASE_PATH } from './prices/amberApi.js';
 import { SimulatorState } from './state.js';
-import type { HeaderStyle, SimulatorControl } from './types.js';
+import type { HeaderStyle, LongWindow, SimulatorControl } from './types.js';
 
 export { SIM_DEVICES, SIM_KEYS } from './fleet.js';
 export { SIM_AMBER_KEY, amberSiteId } from './prices/sites.js';
 export { AMBER_BASE_PATH } from './prices/amberApi.js';
 export type {
-  ClockSettings, FaultSettings, HeaderStyle, LimitSettings, LoggedRequest, OutageWindow, SimulatorControl,
+  ClockSettings, FaultSettings, HeaderStyle, LimitSettings, LoggedRequest, LongWindow, OutageWindow, SimulatorControl,
 } from './types.js';
 
 export interface SimulatorOptions {
@@ -43,6 +43,11 @@ export interface SimulatorOptions {
   tpd?: number;
   /** Rate-limit header form: 'live' (default, the service's), 'spec' or 'both'. */
   headerStyle?: HeaderStyle;
+  /**
+   * Which long-energy entries a range selects: 'timestamp' (default, the live service: records stamped
+   * fromTs <= t < toTs, coarser entries labelled with their first record) or 'coverage' (the spec's text).
+   */
+  longWindow?: LongWindow;
   /** Seed of every site's weather and habits (the data is the same for the same seed and switch history); default 1. */
   seed?: number;
   /** Share of short energy entries lost as UDP delivery loses them, 0..1; default 0.03. */

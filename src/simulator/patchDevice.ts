@@ -3,7 +3,7 @@
  * when the whole body is valid; failures are reported together in the multi-error format.
  */
 import { CATEGORIES } from './catalog.js';
-import { firmwareReaches, isDualTransportModel, isRogowskiModel, ROGOWSKI_CT, SETTABLE_CT_RATINGS, WIFI_WRITE_FIRMWARE } from './rules.js';
+import { firmwareReaches, isDualTransportModel, isWpa2Key, isRogowskiModel, ROGOWSKI_CT, SETTABLE_CT_RATINGS, WIFI_WRITE_FIRMWARE } from './rules.js';
 import { ApiError, badRequest, forbidden, MultiError, unprocessable } from './errors.js';
 import { defaultGrouping } from './fleet.js';
 import { renderDevice } from './renderDevice.js';
@@ -174,8 +174,8 @@ function planComms(plan: PatchPlan, dev: SimDevice, value: unknown, now: number)
     const turningOff = ssid === '' && psk === '';
     if (ssid === '' && !turningOff) return void plan.errors.push(unprocessable('An empty comms.wifi.ssid is only accepted with an empty comms.wifi.psk (WiFi off)'));
     if (psk === '' && ssid === undefined) return void plan.errors.push(unprocessable('An empty comms.wifi.psk is only accepted with an empty comms.wifi.ssid (WiFi off)'));
-    if (typeof psk === 'string' && psk !== '' && (psk.length < 8 || psk.length > 63)) {
-      return void plan.errors.push(unprocessable('The comms.wifi.psk value must be 8 to 63 characters'));
+    if (typeof psk === 'string' && psk !== '' && !isWpa2Key(psk)) {
+      return void plan.errors.push(unprocessable('The comms.wifi.psk value must be 8 to 63 printable ASCII characters or 64 hexadecimal digits'));
     }
     const change: WifiChange = {};
     if (ssid !== undefined) change.ssid = ssid;

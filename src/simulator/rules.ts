@@ -23,6 +23,14 @@ export const ROGOWSKI_CT = 3000;
 
 // ---- Firmware (spec 2.3, 3.2) ----
 
+/**
+ * WPA2 (IEEE 802.11i) pre-shared keys: a passphrase of 8 to 63 printable ASCII characters, or the key
+ * itself as 64 hexadecimal digits. No document of the service narrows this, so both are taken.
+ */
+export function isWpa2Key(psk: string): boolean {
+  return /^[\x20-\x7e]{8,63}$/.test(psk) || /^[0-9a-fA-F]{64}$/.test(psk);
+}
+
 /** WiFi credentials can be written from this firmware on. */
 export const WIFI_WRITE_FIRMWARE = '0.13.1';
 /** signalQualityDbm is -1 (unknown) on the 6MW series before this firmware. */

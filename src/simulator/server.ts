@@ -163,7 +163,10 @@ async function serve(state: SimulatorState, req: IncomingMessage, res: ServerRes
   let reply: Reply;
   try {
     reply = handleApi(
-      { devices: state.devices, now: simNow, spanLimits: state.spanLimits, bodyStyle: state.limiter.headerStyle === 'spec' ? 'spec' : 'live' },
+      {
+        devices: state.devices, now: simNow, spanLimits: state.spanLimits, longWindow: state.longWindow,
+        bodyStyle: state.limiter.headerStyle === 'spec' ? 'spec' : 'live',
+      },
       { method, path: url.pathname.slice(BASE_PATH.length), params, contentType: req.headers['content-type'], rawBody, grant },
     );
   } catch (err) {

@@ -9,7 +9,7 @@ import { createAmberSites, type AmberSite } from './prices/sites.js';
 import { readStateFile, restore, snapshot, writeStateFile, type SavedState } from './persistence.js';
 import { reportNow, settle } from './reporting.js';
 import type {
-  ClockSettings, FaultSettings, HeaderStyle, LimitSettings, LoggedRequest, OutageWindow, SimDevice, SimulatorControl,
+  ClockSettings, FaultSettings, HeaderStyle, LimitSettings, LoggedRequest, LongWindow, OutageWindow, SimDevice, SimulatorControl,
 } from './types.js';
 
 export interface StateOptions {
@@ -30,6 +30,8 @@ export interface StateOptions {
   tps?: number;
   tpd?: number;
   headerStyle?: HeaderStyle;
+  /** Which long-energy entries a range selects (see LongWindow); default 'timestamp', the live service's. */
+  longWindow?: LongWindow;
   /** Seed of the sites' weather and habits; default 1. */
   seed?: number;
   /** Share of short energy entries lost, as UDP delivery loses them; default 0.03. */
@@ -44,6 +46,7 @@ export class SimulatorState implements SimulatorControl {
   readonly limiter: RateLimiter;
   /** Whether the per-request span limits of spec 4.6, 4.8 and 4.10 apply (see LimitSettings). */
   spanLimits = true;
+  longWindow: LongWindow;
   devices = new Map<string, SimDevice>();
   /** What each recognised key may do (the extra sites included). */
   readonly grants: ReadonlyMap<string, KeyGrant>;
@@ -67,6 +70,7 @@ export class SimulatorState implements SimulatorControl {
     this.stampsFromFront = options.arrivalStampHeader === true;
     this.faults = new FaultInjector(this.seed);
     this.limiter = new RateLimiter(options.tps ?? 5, options.tpd ?? 10000, options.headerStyle ?? 'live');
+    this.longWindow = options.longWindow ?? 'timestamp';
     this.loadFleet();
     this.grants = keyGrants(this.extraSites().map((d) => d.id));
     if (saved) restore(this.devices, saved);
@@ -169,6 +173,7 @@ export class SimulatorState implements SimulatorControl {
     this.amberLimiter.clear();
     this.amberLimiter.limit = 50;
     this.amberLimiter.windowS = 300;
+    this.longWindow = this.options.longWindow ?? 'timestamp';
     this.clock.reset();
     this.persist();
   }
@@ -184,5 +189,6 @@ export class SimulatorState implements SimulatorControl {
     if (settings.tpd !== undefined) this.limiter.tpd = settings.tpd;
     if (settings.headerStyle !== undefined) this.limiter.headerStyle = settings.headerStyle;
     if (settings.spanLimits !== undefined) this.spanLimits = settings.spanLimits;
+    if (settings.longWindow !== undefined) this.longWindow = settings.longWindow;
   }
 }

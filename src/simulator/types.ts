@@ -3,6 +3,12 @@ import type { ContactorType, DeviceModel, SwitchState } from '../api/types.js';
 import type { ChannelRole } from './site/roles.js';
 
 export type HeaderStyle = 'live' | 'spec' | 'both';
+/**
+ * Which long-energy entries a range selects. 'timestamp' (the live service): the 5-minute records stamped
+ * fromTs <= t < toTs, and a coarser entry labelled with the first record it sums. 'coverage' (the spec's
+ * text): the records whose periods lie inside the range, and a coarser entry stamped at the end of its period.
+ */
+export type LongWindow = 'timestamp' | 'coverage';
 /** The shape of device objects: the live service's ('live', also with header style 'both') or the spec's text. */
 export type BodyStyle = 'live' | 'spec';
 
@@ -48,6 +54,7 @@ export interface LimitSettings {
   tps?: number;
   tpd?: number;
   headerStyle?: HeaderStyle;
+  longWindow?: LongWindow;
   /** false lifts the per-request span limits: only for tests comparing a split range with one request. */
   spanLimits?: boolean;
 }

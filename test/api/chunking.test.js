@@ -1,7 +1,8 @@
 'use strict';
 // Property: a range split by the client equals what one unlimited request returns (no split buckets,
 // no duplicates, no gaps, oldest first), for seeded random ranges, granularities and DST-changing
-// timezones. The simulator's clock is frozen at CHUNK_NOW and the client reads the same clock, so both
+// timezones, under both readings of a long range (the live service's by timestamp, the spec's by
+// coverage), each entry in the client's convention: stamped at the end of the period it covers. The simulator's clock is frozen at CHUNK_NOW and the client reads the same clock, so both
 // reads see the same data. Replay a failure with the CHUNK_SEED and CHUNK_NOW printed below.
 const assert = require('node:assert/strict');
 const { EnergyApiClient, GRANULARITIES, LONG_MAX_SPAN_S } = require('../../dist/api');
@@ -23,6 +24,8 @@ describe(`chunked ranges equal one unlimited request (CHUNK_SEED=${SEED} CHUNK_N
   this.timeout(120000);
   let sim;
   let client;
+  /** One client per reading, each learning it from the responses. */
+  const clients = {};
   const rnd = random(SEED);
   const between = (lo, hi) => Math.floor(lo + rnd() * (hi - lo));
   const LONG_EPOCH = Date.UTC(2019, 0, 2) / 1000;
@@ -33,37 +36,55 @@ describe(`chunked ranges equal one unlimited request (CHUNK_SEED=${SEED} CHUNK_N
     // eslint-disable-next-line no-console
     console.log(`      replay with: CHUNK_SEED=${SEED} CHUNK_NOW=${NOW} (${new Date(NOW * 1000).toISOString()})`);
     sim = await startSimulator({ port: 0, tps: 100, now: NOW });
-    client = new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: K.full, tps: 100, now: () => sim.control.now() * 1000 });
+    const open = () => new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: K.full, tps: 100, now: () => sim.control.now() * 1000 });
+    client = open();
+    clients.timestamp = open();
+    clients.coverage = open();
   });
-  after(async () => { await client.close(); await sim.close(); });
+  after(async () => {
+    await Promise.all([client, clients.timestamp, clients.coverage].map((c) => c.close()));
+    await sim.close();
+  });
 
   /** One request with the span limits lifted: the reference. */
-  async function unlimited(path, params) {
-    sim.control.setLimits({ spanLimits: false });
+  async function unlimited(path, params, longWindow = 'timestamp') {
+    sim.control.setLimits({ spanLimits: false, longWindow });
     try {
       const query = Object.entries(params).map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&');
       const res = await fetch(`${sim.baseUrl}${path}?${query}`, { headers: { Authorization: `Bearer ${K.full}` } });
       assert.ok(res.status === 200 || res.status === 204, `reference answered ${res.status}`);
       return res.status === 204 ? [] : res.json();
     } finally {
-      sim.control.setLimits({ spanLimits: true });
+      sim.control.setLimits({ spanLimits: true, longWindow: 'timestamp' });
     }
   }
 
+  /**
+   * The long entries of [fromTs, toTs) in the client's convention, from one unlimited request: 5-minute
+   * periods inside the range are what the spec's reading returns; the live reading's coarse entries are
+   * labelled with their first record (covering the 5 minutes before it), so they end at label - 300 + duration.
+   */
+  async function reference(path, params, granularity, reading) {
+    if (granularity === '5m' || reading === 'coverage') return unlimited(path, params, 'coverage');
+    return (await unlimited(path, params, 'timestamp')).map((e) => ({ ...e, timestamp: e.timestamp - 300 + e.duration }));
+  }
+
   // Each granularity and timezone twice: once ending before now, once covering the period in progress.
+  // Each granularity gets both readings, each once ending before now and once covering now.
   const cases = [];
   for (const timezone of ['Australia/Sydney', 'Europe/Berlin']) {
     for (const granularity of GRANULARITIES) {
       for (const covering of [false, true]) {
         // Longer than the span limit, so that it is split, as far as the years since 2019 allow.
         const span = Math.floor(Math.min(LONG_MAX_SPAN_S[granularity] * (1.2 + rnd() * 1.5), LONG_HISTORY_S));
-        cases.push({ timezone, granularity, span, covering, convert: rnd() < 0.3 ? 'kWh' : undefined, groupByPhase: rnd() < 0.3 });
+        const reading = covering === (timezone === 'Europe/Berlin') ? 'timestamp' : 'coverage';
+        cases.push({ timezone, granularity, span, covering, reading, convert: rnd() < 0.3 ? 'kWh' : undefined, groupByPhase: rnd() < 0.3 });
       }
     }
   }
 
   for (const c of cases) {
-    const name = `long ${c.granularity} in ${c.timezone}, ${c.covering ? 'covering now' : 'ending before now'}${c.convert ? ' kWh' : ''}${c.groupByPhase ? ' by phase' : ''}`;
+    const name = `long ${c.granularity} in ${c.timezone}, ${c.reading} reading, ${c.covering ? 'covering now' : 'ending before now'}${c.convert ? ' kWh' : ''}${c.groupByPhase ? ' by phase' : ''}`;
     it(name, async () => {
       let fromTs;
       let toTs;
@@ -78,15 +99,18 @@ describe(`chunked ranges equal one unlimited request (CHUNK_SEED=${SEED} CHUNK_N
       }
       const device = D.switch6M3SW;
       sim.control.clearLog();
-      const merged = await client.getLongEnergy(device, { fromTs, toTs, granularity: c.granularity, timezone: c.timezone, convert: c.convert, groupByPhase: c.groupByPhase });
+      sim.control.setLimits({ longWindow: c.reading });
+      const merged = await clients[c.reading].getLongEnergy(device, { fromTs, toTs, granularity: c.granularity, timezone: c.timezone, convert: c.convert, groupByPhase: c.groupByPhase });
+      sim.control.setLimits({ longWindow: 'timestamp' });
+      assert.equal(clients[c.reading].longWindow(), c.reading, 'the client learnt the reading');
       const requests = sim.control.log().length;
       if (toTs - fromTs > LONG_MAX_SPAN_S[c.granularity] && !c.covering) assert.ok(requests >= 2, `the range was split (${requests} requests)`);
       const params = { fromTs, toTs, granularity: c.granularity, timezone: c.timezone };
       if (c.convert) params['convert[energy]'] = c.convert;
       if (c.groupByPhase) params['filter[group]'] = 'phases';
-      const reference = await unlimited(`/long-energy/${device}`, params);
-      assert.ok(reference.length > 0);
-      assert.deepEqual(merged, reference, `range ${fromTs}..${toTs}`);
+      const expected = await reference(`/long-energy/${device}`, params, c.granularity, c.reading);
+      assert.ok(expected.length > 0);
+      assert.deepEqual(merged, expected, `range ${fromTs}..${toTs}`);
       if (c.covering) assert.ok(merged.at(-1).timestamp <= NOW, 'nothing after now');
     });
   }

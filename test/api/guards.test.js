@@ -133,6 +133,18 @@ describe('refused before any planning or request', () => {
     await assert.rejects(client.getLongEnergy(DEVICE, { fromTs: 1600000000, toTs: 1600086400, granularity: 'day', timezone: 'europe/berlin' }), invalid('INVALID_REQUEST', /case-sensitive/));
   });
 
+  it('takes a WiFi PSK only as WPA2 does: 8 to 63 printable ASCII characters or 64 hex digits, named by the rule, never echoed', async () => {
+    const device = { id: 'D6A0000000005', model: '6MW', firmwareVersion: '0.13.2', channels: [], switches: [], comms: {}, phases: { count: 1 } };
+    const problems = (psk) => api.checkDeviceUpdate({ comms: { wifi: { ssid: 'Office', psk } } }, { deviceId: device.id, device });
+    for (const psk of ['12345678', ' ~!"#$%&\'()*+,-./'.padEnd(63, 'x'), 'ABCDEF0123456789'.repeat(4)]) assert.deepEqual(problems(psk), [], psk);
+    for (const psk of ['Grüße-äöüß-Netz', 'café-au-lait', '1234567', 'x'.repeat(64), 'e'.repeat(63) + 'g']) {
+      const found = problems(psk);
+      assert.equal(found.length, 1, psk);
+      assert.match(found[0].message, /comms\.wifi\.psk must be a WPA2 passphrase of 8 to 63 printable ASCII characters \(codes 32 to 126.*\), or a key of exactly 64 hexadecimal digits/);
+      assert.ok(!found[0].message.includes(psk), 'not echoed');
+    }
+  });
+
   it('refuses WiFi credentials with control characters without echoing them', async () => {
     const device = { id: 'D6A0000000005', model: '6MW', firmwareVersion: '0.13.2', channels: [], switches: [], comms: {}, phases: { count: 1 } };
     for (const wifi of [{ ssid: 'Office\nNet', psk: 'secret-psk-1' }, { ssid: 'Office', psk: 'secret\u0000psk' }]) {

@@ -8,6 +8,7 @@ const set = require('../fixtures/live/responses.json');
 const exchange = (method, path) => set.exchanges.find((x) => x.request.method === method && x.request.path === path);
 const WIFI = 'D6A0000000005';
 const SWITCHES = 'D630000000002';
+const METER = 'B300000000001';
 
 describe('client against the recorded live response set', function () {
   this.timeout(20000);
@@ -68,11 +69,43 @@ describe('client against the recorded live response set', function () {
     assert.equal(categories.find((c) => c.id === 1).label, 'Grid connect');
   });
 
-  it('reads long energy of whole 5-minute records with one request as recorded', async () => {
-    const { query } = exchange('GET', `/v3/long-energy/${SWITCHES}`).request;
-    const entries = await client.getLongEnergy(SWITCHES, { fromTs: Number(query.fromTs), toTs: Number(query.toTs), granularity: '5m' });
-    assert.equal(entries.length, 24);
-    assert.ok(entries.every((e) => e.timestamp % 300 === 0 && e.duration % 300 === 0));
-    assert.deepEqual(requests().map((r) => r.status), [200]);
+  it('reads the recorded 5-minute day range as the periods asked for: one request, the entry before fromTs left out', async () => {
+    const recorded = exchange('GET', `/v3/long-energy/${METER}`);
+    const { query } = recorded.request;
+    assert.deepEqual([Number(query.fromTs), Number(query.toTs)], [1739970000, 1740402000], 'the vendor notebook\'s request');
+    const body = recorded.responses[0].body;
+    assert.deepEqual([body.length, body[0].timestamp, body.at(-1).timestamp], [1440, 1739970000, 1740401700], 'selected by timestamp');
+    // The periods [fromTs, toTs - 300): the client asks for 300 s more, which is exactly the recorded request.
+    const fromTs = 1739970000;
+    const entries = await client.getLongEnergy(METER, { fromTs, toTs: 1740401700, granularity: '5m' });
+    assert.deepEqual(requests().map((r) => [r.status, r.query.fromTs, r.query.toTs]), [[200, '1739970000', '1740402000']]);
+    assert.equal(entries.length, 1439, 'the record stamped fromTs covers the 5 minutes before it: not asked for');
+    assert.deepEqual([entries[0].timestamp, entries.at(-1).timestamp], [fromTs + 300, 1740401700]);
+    assert.deepEqual(entries, body.slice(1), 'the records themselves, unchanged');
+    assert.equal(client.longWindow(), 'timestamp', 'an entry stamped at fromTs: learnt the live reading');
+    // Per local day in Sydney (1739970000 is a midnight there), by the period each entry covers: whole days,
+    // and the last day without its last 5 minutes, as asked.
+    const perDay = new Map();
+    for (const e of entries) {
+      const day = new Date((e.timestamp - e.duration) * 1000).toLocaleDateString('en-CA', { timeZone: 'Australia/Sydney' });
+      perDay.set(day, (perDay.get(day) ?? 0) + 1);
+    }
+    assert.deepEqual([...perDay.entries()], [['2025-02-20', 288], ['2025-02-21', 288], ['2025-02-22', 288], ['2025-02-23', 288], ['2025-02-24', 287]]);
+  });
+
+  it('moves recorded 15-minute entries, labelled with their first record, to the end of what they cover', async () => {
+    const fiveMinutes = exchange('GET', `/v3/long-energy/${METER}`).responses[0].body;
+    const quarter = set.exchanges.find((x) => x.request.query?.granularity === '15m');
+    const fromTs = Number(quarter.request.query.fromTs);
+    assert.deepEqual(quarter.responses[0].body.map((e) => e.timestamp), [0, 900, 1800, 2700].map((k) => fromTs + k));
+    const entries = await client.getLongEnergy(METER, { fromTs, toTs: Number(quarter.request.query.toTs), granularity: '15m' });
+    assert.deepEqual(entries.map((e) => [e.timestamp, e.duration]), [600, 1500, 2400, 3300].map((k) => [fromTs + k, 900]));
+    for (const e of entries) {
+      // The 5-minute records whose periods lie in [timestamp - duration, timestamp).
+      const inside = fiveMinutes.filter((r) => r.timestamp - 300 >= e.timestamp - e.duration && r.timestamp <= e.timestamp);
+      assert.equal(inside.length, 3);
+      assert.deepEqual(e.eReal, e.eReal.map((_, c) => inside.reduce((a, r) => a + r.eReal[c], 0)), `entry ending ${e.timestamp}`);
+    }
+    assert.equal(client.longWindow(), 'timestamp');
   });
 });

@@ -31,9 +31,9 @@ const T = {
 };
 const LOADS = example.filter((n) => n.type === 'energy-load-control');
 
-/** Every ECharts chart on the page, found through the Vue tree: its series (name, points) and palette. */
-function readCharts(page) {
-  return page.evaluate(() => {
+/** Installed in the page before each load: every ECharts instance of the page by widget id, found through the Vue tree. */
+function installChartFinder() {
+  window.energyCharts = () => {
     const found = {};
     const seen = new Set();
     const walk = (vnode) => {
@@ -41,10 +41,7 @@ function readCharts(page) {
       seen.add(vnode);
       if (vnode.component) {
         const p = vnode.component.proxy;
-        if (p && p.chart && typeof p.chart.getOption === 'function') {
-          const o = p.chart.getOption();
-          found[p.id] = { color: o.color, yName: o.yAxis && o.yAxis[0] ? o.yAxis[0].name : '', series: o.series.map((s) => ({ name: s.name, data: s.data })) };
-        }
+        if (p && p.chart && typeof p.chart.getOption === 'function') found[p.id] = p.chart;
         walk(vnode.component.subTree);
       }
       if (vnode.suspense) walk(vnode.suspense.activeBranch);
@@ -53,7 +50,58 @@ function readCharts(page) {
     };
     walk(document.querySelector('#app')._vnode);
     return found;
+  };
+}
+
+/** Every chart on the page: its series (name, stack, points), palette and y title. */
+function readCharts(page) {
+  return page.evaluate(() => {
+    const found = {};
+    for (const [id, chart] of Object.entries(window.energyCharts())) {
+      const o = chart.getOption();
+      found[id] = { color: o.color, yName: o.yAxis && o.yAxis[0] ? o.yAxis[0].name : '', series: o.series.map((s) => ({ name: s.name, stack: s.stack, data: s.data })) };
+    }
+    return found;
   });
+}
+
+/**
+ * A chart's y-axis title and y tick labels as drawn (zrender's text boxes, one line of the font's size high,
+ * rotated as drawn): the tick labels the title overlaps.
+ */
+function yTitleOverlaps(page, node) {
+  return page.evaluate((id) => {
+    const chart = window.energyCharts()[id];
+    const box = (el) => {
+      const r = el.getBoundingRect();
+      const size = Number((/(\d+(?:\.\d+)?)px/.exec(el.style.font || '') || [0, 12])[1]);
+      const mid = r.y + r.height / 2;
+      const m = el.getComputedTransform() || [1, 0, 0, 1, 0, 0];
+      const corners = [[r.x, mid - size / 2], [r.x + r.width, mid - size / 2], [r.x, mid + size / 2], [r.x + r.width, mid + size / 2]]
+        .map(([x, y]) => [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]]);
+      const xs = corners.map((c) => c[0]);
+      const ys = corners.map((c) => c[1]);
+      return { text: el.style.text, anchor: Math.round(m[4]), left: Math.min(...xs), right: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys) };
+    };
+    const name = chart.getOption().yAxis[0].name;
+    const texts = chart.getZr().storage.getDisplayList(true).filter((el) => el.style && typeof el.style.text === 'string').map(box);
+    const title = texts.find((t) => t.text === name);
+    // The y tick labels: numbers (1,400 too) that share one anchor, right-aligned beside the axis.
+    const numbers = texts.filter((t) => /^-?\d[\d,]*(\.\d+)?$/.test(t.text));
+    const counts = new Map();
+    for (const t of numbers) counts.set(t.anchor, (counts.get(t.anchor) || 0) + 1);
+    const anchor = [...counts.entries()].sort((a, b) => b[1] - a[1])[0][0];
+    const ticks = numbers.filter((t) => t.anchor === anchor);
+    const overlaps = title ? ticks.filter((t) => t.left < title.right && title.left < t.right && t.top < title.bottom && title.top < t.bottom).map((t) => t.text) : [];
+    return { title: title ? title.text : null, ticks: ticks.length, overlaps };
+  }, node.id);
+}
+
+async function assertYTitleClear(page, node, unit) {
+  const y = await yTitleOverlaps(page, node);
+  assert.strictEqual(y.title, unit, `${node.name}: the unit is the y axis's title`);
+  assert.ok(y.ticks >= 3, `${node.name}: ${y.ticks} tick labels found`);
+  assert.deepStrictEqual(y.overlaps, [], `${node.name}: the y title overlaps the tick labels`);
 }
 
 async function chartOf(page, node, ready = (c) => c.series.length > 0 && c.series[0].data.length > 0, timeout = 20000) {
@@ -94,6 +142,7 @@ describe('e2e: dashboard', function () {
     demo = await start({ port: 0, simPort: 0, userDir, log: () => {}, apiUrl: '' });
     browser = await h.launchBrowser();
     page = browser.page;
+    await page.addInitScript(installChartFinder);
     const { EnergyApiClient } = require('../../dist/api/index.js');
     client = new EnergyApiClient({ baseUrl: demo.simulator.baseUrl, apiKey: demo.simulator.keys.full });
     device = await client.getDevice(SITE);
@@ -135,6 +184,7 @@ describe('e2e: dashboard', function () {
     assert.deepStrictEqual(power.series.map((s) => baseName(s.name)).sort(), device.channels.map((c) => c.label).sort());
     assert.ok(power.series.every((s) => s.name.endsWith(' (kW)')), 'the unit is in each series name (tooltips)');
     assert.strictEqual(power.yName, 'kW');
+    await assertYTitleClear(page, T.power, 'kW');
     assert.ok(power.series.every((s) => s.data.length <= 300), 'a few hundred points at most');
     assertDistinctColours(power, 'power');
     await h.screenshot(page, 'dashboard-now.png', { fullPage: true });
@@ -224,7 +274,12 @@ describe('e2e: dashboard', function () {
     await page.click(`${row} button:has-text("On 1 h")`);
     await page.waitForFunction((sel) => /Manual: .* for (60|59) min more/.test(document.querySelector(sel).innerText), row, { timeout: 15000 });
     await confirmed(async () => (await client.getDevice(SITE)).switches.find((s) => s.id === pool.switchId).state === 'closed', 'the pool pump\'s switch closed');
-    await confirmed(async () => (await read()).find((r) => r.id === 'pool pump').state === sw.closedStateLabel, 'the row shows the pool pump on');
+    // The node follows its own pending change every 5 s whatever its 120 s interval: the row follows the
+    // device within one such poll (and the dashboard's push), wherever the wall clock is in that interval.
+    await page.waitForFunction(({ sel, text }) => {
+      const state = document.querySelector(sel).querySelector('.ed-state');
+      return state && state.innerText === text;
+    }, { sel: row, text: sw.closedStateLabel }, { timeout: 10000 }).catch(() => { throw new Error("the row did not show the pool pump on within 10 s of the device switching"); });
     assert.match((await read()).find((r) => r.id === 'pool pump').reason, /^manual override/);
     await h.screenshot(page, 'dashboard-load-override.png', { fullPage: true });
 
@@ -257,10 +312,13 @@ describe('e2e: dashboard', function () {
       const to = Math.floor(Date.now() / 1000);
       const span = { hour: 2 * 86400, day: 32 * 86400, month: 370 * 86400 }[granularity];
       const entries = (await client.getLongEnergy(SITE, { fromTs: to - span, toTs: to, granularity, timezone: zone })).slice(-labels.length);
-      assert.deepStrictEqual(labels, entries.map((e) => localLabel(e.timestamp - e.duration, zone, granularity)), `${view}: each bar is named by the period it covers`);
-      if (granularity === 'day') assert.notStrictEqual(labels[0], localLabel(entries[0].timestamp, zone, 'day'), 'not by the END stamp (the next day)');
+      // Each bar is the clock period holding the middle of what its entry covers (the live service's day runs 23:55 to 23:55).
+      const periodOf = (e) => DateTime.fromSeconds(e.timestamp - e.duration / 2, { zone }).startOf(granularity).toSeconds();
+      assert.deepStrictEqual(labels, entries.map((e) => localLabel(periodOf(e), zone, granularity)), `${view}: each bar is named by the period it covers`);
+      if (granularity === 'day') assert.notStrictEqual(labels[0], localLabel(entries[0].timestamp - entries[0].duration, zone, 'day'), 'not by where the service\'s day begins (23:55 the day before)');
       assert.ok(chart.series.every((s) => s.name.endsWith(' (kWh)')), `${view}: unit in the series names`);
       assert.strictEqual(chart.yName, 'kWh');
+      await assertYTitleClear(page, T.history, 'kWh');
       assertDistinctColours(chart, view);
       chart.series.forEach((s, i) => {
         const known = colourOf.get(baseName(s.name));
@@ -303,13 +361,43 @@ describe('e2e: dashboard', function () {
     assert.ok(seconds < 20, `${seconds} s`);
   });
 
-  it('the energy-per-day page charts a month of daily totals', async () => {
+  it('the energy-per-day page shows supply beside use for each of the last 30 whole days, as the API counts them', async () => {
     const report = JSON.parse(fs.readFileSync(path.join(h.ROOT, 'examples', 'Energy per day chart (Dashboard 2).json'), 'utf8'));
     const perDay = report.find((n) => n.type === 'ui-chart');
     await page.goto(`${demo.dashboardUrl}/energy-per-day`);
-    const chart = await chartOf(page, perDay, (c) => c.series.length > 0 && c.series[0].data.length >= 29, 30000);
-    const days = chart.series[0].data.length;
-    assert.ok(days >= 29 && days <= 31, `${days} days`);
+    const chart = await chartOf(page, perDay, (c) => c.series.length >= 4 && c.series.every((s) => s.data.length === 30), 30000);
+    const zone = device.timezone;
+    const grid = device.channels.findIndex((c) => c.categoryId === 1);
+    const circuits = device.channels.filter((c) => ![0, 1, 5].includes(c.categoryId)).map((c) => `${c.label} (kWh)`);
+    const stackOf = Object.fromEntries(chart.series.map((s) => [s.name, s.stack]));
+    assert.deepStrictEqual(stackOf, {
+      'From the grid (kWh)': 'supply', 'Solar (kWh)': 'supply', ...Object.fromEntries(circuits.map((n) => [n, 'use'])), 'To the grid (kWh)': 'use',
+    }, 'supply and use on two stacks; the site\'s circuits measure all it uses, so nothing is "not measured"');
+    // The API's whole days (local midnight to local midnight, 23 to 25 h), by the label of the day they cover.
+    const now = Math.floor(Date.now() / 1000);
+    const midnight = (t) => DateTime.fromSeconds(t, { zone }).toFormat('HH:mm') === '00:00';
+    // The demo was restarted by the test before: its simulator has a new address.
+    const { EnergyApiClient, coveredPeriod } = require('../../dist/api/index.js');
+    const api = new EnergyApiClient({ baseUrl: demo.simulator.baseUrl, apiKey: demo.simulator.keys.full });
+    const read = await api.getLongEnergy(SITE, { fromTs: now - 33 * 86400, toTs: now, granularity: 'day', timezone: zone });
+    // The live service's day runs from 23:55 the day before to 23:55: the client stamps it at 23:55.
+    const { shiftS } = coveredPeriod(now - 33 * 86400, now, 'day', api.longWindow());
+    await api.close();
+    const apiDays = read.filter((e) => midnight(e.timestamp - shiftS) && midnight(e.timestamp - e.duration - shiftS) && e.duration >= 23 * 3600);
+    const labels = apiDays.map((e) => localLabel(e.timestamp - e.duration - shiftS, zone, 'day'));
+    const shown = chart.series[0].data.map((d) => d[0]);
+    const first = labels.indexOf(shown[0]);
+    assert.ok(first >= 0, `${shown[0]} is a whole day of the API`);
+    assert.deepStrictEqual(shown, labels.slice(first, first + 30), '30 consecutive whole days, none partial');
+    const y = (name, i) => chart.series.find((s) => s.name === name).data[i][1];
+    shown.forEach((day, i) => {
+      const e = apiDays[first + i];
+      assert.ok(Math.abs(y('From the grid (kWh)', i) - e.eRealPositive[grid] / 3.6e6) < 0.0006, `${day}: import as the API counts it`);
+      assert.ok(Math.abs(y('To the grid (kWh)', i) - Math.abs(e.eRealNegative[grid]) / 3.6e6) < 0.0006, `${day}: export as the API counts it`);
+      const total = (stack) => chart.series.filter((s) => s.stack === stack).reduce((a, s) => a + s.data[i][1], 0);
+      assert.ok(Math.abs(total('supply') - total('use')) < 0.001 * chart.series.length, `${day}: supply ${total('supply')} kWh, use ${total('use')} kWh`);
+    });
+    await assertYTitleClear(page, perDay, 'kWh');
     await h.screenshot(page, 'dashboard-daily-report.png');
   });
 

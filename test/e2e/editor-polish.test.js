@@ -23,13 +23,14 @@ describe('e2e: editor polish', function () {
 
   async function openDialog(type) {
     await page.evaluate((id) => RED.editor.edit(RED.nodes.node(id)), nodeOf(type));
-    await page.waitForSelector('#node-input-api', { state: 'visible' });
+    // Every dialog has a Name row (energy-store has no API row: it needs no energy-api config node).
+    await page.waitForSelector('#node-input-name', { state: 'visible' });
     await page.waitForTimeout(300);
   }
 
   async function closeDialog() {
     await page.click('#node-dialog-cancel');
-    await page.waitForSelector('#node-input-api', { state: 'detached' });
+    await page.waitForSelector('#node-input-name', { state: 'detached' });
   }
 
   before(async function () {
@@ -60,12 +61,14 @@ describe('e2e: editor polish', function () {
         .dragTo(page.locator('#red-ui-workspace-chart'), { targetPosition: { x: 600, y: 100 + types.indexOf(type) * 50 } });
       const dropped = await page.evaluate(() => {
         const n = RED.view.selection().nodes[0];
-        // What only the user can choose (a load-control node's device and switch, a cost node's tariff): required, no default.
+        // What only the user can choose (a load-control node's device and switch, a cost node's tariff, the MQTT broker
+        // when none is configured yet): required, no default.
         const toChoose = Object.entries(n._def.defaults).filter(([k, d]) => d.required && k !== 'api' && (n[k] === '' || n[k] === undefined)).map(([k]) => k);
-        return { type: n.type, api: n.api, valid: n.valid, toChoose };
+        return { type: n.type, api: n.api, valid: n.valid, toChoose, usesApi: 'api' in n._def.defaults };
       });
+      const { usesApi, ...seen } = dropped;
       // Never invalid for want of the config node: only for what the user must still choose.
-      assert.deepStrictEqual(dropped, { type, api: CONFIG, valid: dropped.toChoose.length === 0, toChoose: ({ 'energy-load-control': ['deviceId', 'switchId'], 'energy-cost': ['tariff'] })[type] || [] });
+      assert.deepStrictEqual(seen, { type, api: usesApi ? CONFIG : undefined, valid: dropped.toChoose.length === 0, toChoose: ({ 'energy-load-control': ['deviceId', 'switchId'], 'energy-cost': ['tariff'], 'energy-mqtt': ['broker'] })[type] || [] });
     }
     await h.screenshot(page, 'polish-dropped-nodes.png');
   });

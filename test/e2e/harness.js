@@ -8,7 +8,8 @@ const { start } = require('../../scripts/start');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+/** Screenshots; scripts/test.js gives each suite its own folder, as suites run side by side. */
+const ARTIFACTS = process.env.TEST_ARTIFACTS_DIR || path.join(ROOT, 'test-artifacts');
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 

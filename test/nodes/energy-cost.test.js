@@ -3,7 +3,7 @@
 const assert = require('node:assert/strict');
 const { DateTime } = require('luxon');
 const {
-  helper, startSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey,
+  helper, startSimulator, startClockedSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey, TEST_NOW_S,
 } = require('../support/env');
 const { SIM_DEVICES } = require('../../dist/simulator');
 
@@ -127,7 +127,31 @@ describe('energy-cost', function () {
     const d = out.days[0];
     assert.deepEqual([d.importKwh, d.exportKwh, d.importCost, d.exportCredit, d.supplyCharge, d.netCost], [28.8, 14.4, 8.64, 1.008, 0.99, 8.622]);
     assert.equal(out.entries.reduce((a, e) => a + Math.round(e.importCost * 1e6), 0), 8640000, 'the entries add up to the day in micro-units');
-    assert.deepEqual(out.total, { coveredHours: 24, importKwh: 28.8, exportKwh: 14.4, importCost: 8.64, exportCredit: 1.008, supplyCharge: 0.99, netCost: 8.622 });
+    assert.deepEqual(out.total, { coveredHours: 24, importKwh: 28.8, exportKwh: 14.4, importCost: 8.64, exportCredit: 1.008, supplyCharge: 0.99, netCost: 8.622, approximate: false });
+    assert.equal(d.approximate, false, '5-minute entries never cross a midnight');
+  });
+
+  it('marks the days an entry crossing midnight was split between (a live day entry: 23:55 to 23:55)', async () => {
+    const ctx = await setup({ importRates: flat('0.30') });
+    const out = await run(ctx, [entry('2026-05-10T23:55', '2026-05-11T23:55', 24 * KWH)]);
+    assert.deepEqual(out.days.map((d) => [d.date, d.coveredHours, d.approximate]), [['2026-05-10', 0.083333, true], ['2026-05-11', 23.916667, true]]);
+    assert.deepEqual(out.days.map((d) => Math.round(d.importKwh * 1e6) / 1e6), [0.083333, 23.916667], 'the entry\'s energy shared out by time');
+    assert.equal(out.total.approximate, true);
+    const hours = await run(ctx, [entry('2026-05-11T00:00', '2026-05-11T01:00', KWH), entry('2026-05-11T01:00', '2026-05-11T02:00', KWH)]);
+    assert.deepEqual([hours.days[0].approximate, hours.total.approximate], [false, false]);
+  });
+
+  it('kWh are not rounded: the entries of a day add up to the day', async () => {
+    // 1801 J is 0.000500277… kWh: rounded to 6 decimals each of 288 entries would lose 0.000080 kWh on the day.
+    const ctx = await setup({});
+    const start = at('2026-05-11T00:00');
+    const list = Array.from({ length: 288 }, (_, i) => ({ timestamp: start + (i + 1) * 300, duration: 300, eRealPositive: [1801], eRealNegative: [0], eReal: [1801] }));
+    const out = await run(ctx, list);
+    assert.equal(out.entries[0].importKwh, 1801 / KWH);
+    assert.equal(out.days[0].importKwh, (288 * 1801) / KWH);
+    const sum = out.entries.reduce((a, e) => a + e.importKwh, 0);
+    assert.ok(Math.abs(sum - out.days[0].importKwh) < 1e-12, `entries ${sum} kWh, day ${out.days[0].importKwh} kWh`);
+    assert.equal(out.total.importKwh, out.days[0].importKwh);
   });
 
   it('short energy and kWh-converted entries: import and export from the sign of each reading', async () => {
@@ -189,7 +213,7 @@ describe('energy-cost', function () {
 
   describe('with energy-query and the simulator', function () {
     let sim;
-    const T0 = Math.floor(Date.now() / 1000 / 300) * 300 - 300;
+    const T0 = TEST_NOW_S - 12; // on a 5-minute boundary
     before(async function () { sim = await startSimulator({ port: 0, now: T0 }); });
     after(async function () { await sim.close(); });
 
@@ -218,12 +242,72 @@ describe('energy-cost', function () {
       assert.ok(entries.length >= 47, `${entries.length} entries`);
       assert.deepEqual(result.channels, [`${device.id}_C${grid + 1}`]);
       assert.equal(result.timezone, device.timezone);
-      assert.equal(result.total.importKwh, Math.round(sumJ('eRealPositive') / 3.6) / 1e6);
-      assert.equal(result.total.exportKwh, Math.round(sumJ('eRealNegative') / 3.6) / 1e6);
+      assert.equal(result.total.importKwh, sumJ('eRealPositive') / KWH);
+      assert.equal(result.total.exportKwh, sumJ('eRealNegative') / KWH);
       assert.equal(Math.round(result.total.importCost * 1e6), result.days.reduce((a, d) => a + Math.round(d.importCost * 1e6), 0));
       assert.ok(result.days.length >= 2 && result.days.length <= 3);
       assertNoKey(sim.keys.full, result, loggedText());
       await client.close();
+    });
+
+    it('days and prices use one zone: the node\'s, else the tariff\'s, else the device\'s, else msg.timezone, whether or not channels are picked', async () => {
+      const device = await (async () => {
+        const { EnergyApiClient } = require('../../dist/api/index.js');
+        const client = new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: sim.keys.full });
+        try { return await client.getDevice(SIM_DEVICES.switch6M3SW); } finally { await client.close(); }
+      })();
+      assert.notEqual(device.timezone, 'UTC');
+      const api = apiConfig(sim);
+      const zoneWith = async (tariffZone, nodeZone) => {
+        await helper.unload();
+        await load(nodes, [
+          api.node,
+          { id: 'tariff', type: 'energy-tariff', currency: 'AUD', timezone: tariffZone, importRates: flat('0.30'), exportRates: [], supplyCharges: [] },
+          { id: 'cost', type: 'energy-cost', tariff: 'tariff', api: 'api', channels: '1', timezone: nodeZone, wires: [['out']] },
+          { id: 'out', type: 'helper' },
+        ], api.credentials);
+        const out = nextMessage(helper.getNode('out'));
+        helper.getNode('cost').receive({ payload: [entry('2026-05-11T10:00', '2026-05-11T10:05', 1000)], deviceId: device.id, timezone: 'UTC' });
+        return (await out).payload.timezone;
+      };
+      assert.equal(await zoneWith('', ''), device.timezone, 'the device before msg.timezone, with channels picked too');
+      assert.equal(await zoneWith('Europe/Berlin', ''), 'Europe/Berlin');
+      assert.equal(await zoneWith('Europe/Berlin', 'Asia/Kathmandu'), 'Asia/Kathmandu');
+    });
+  });
+
+  describe('yesterday\'s cost from the simulator on a clock the test sets', function () {
+    let sim;
+    before(async function () { sim = await startClockedSimulator(); });
+    after(async function () {
+      helper.settings({});
+      await sim.close();
+    });
+
+    async function yesterday(granularity) {
+      const api = apiConfig(sim);
+      await load(nodes, [
+        api.node,
+        { id: 'tariff', type: 'energy-tariff', currency: 'AUD', timezone: '', importRates: flat('0.30'), exportRates: flat('0.05'), supplyCharges: [] },
+        { id: 'q', type: 'energy-query', api: 'api', deviceId: SIM_DEVICES.switch6M3SW, kind: 'long', query: 'range', fromTs: 'yesterday', toTs: 'today', granularity, timezone: '', convert: '', output: 'entries', wires: [['cost']] },
+        { id: 'cost', type: 'energy-cost', tariff: 'tariff', api: 'api', channels: '', timezone: '', wires: [['out']] },
+        { id: 'out', type: 'helper' },
+      ], api.credentials);
+      const out = nextMessage(helper.getNode('out'));
+      helper.getNode('q').receive({});
+      const msg = await out;
+      await helper.unload();
+      return msg;
+    }
+
+    it('is exact from 5-minute entries (one day, 24 hours covered); a day entry of the live service is marked approximate', async () => {
+      const exact = await yesterday('5m');
+      const date = DateTime.fromSeconds(exact.fromTs, { zone: SYD }).toISODate();
+      assert.deepEqual(exact.payload.days.map((d) => [d.date, d.coveredHours, d.approximate]), [[date, 24, false]]);
+      assert.equal(exact.payload.entries.length, 288);
+      const byDay = await yesterday('day');
+      assert.deepEqual(byDay.period, { fromTs: exact.fromTs - 300, toTs: exact.toTs - 300, shiftS: -300 });
+      assert.deepEqual(byDay.payload.days.map((d) => [d.coveredHours, d.approximate]), [[0.083333, true], [23.916667, true]], '23:55 to 23:55: five minutes of the day before');
     });
   });
 });

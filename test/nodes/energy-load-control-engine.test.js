@@ -130,6 +130,26 @@ describe('energy-load-control engine (pure)', function () {
     assert.equal(ev.reason, 'minOn');
   });
 
+  it('what the help says: an adopted change lasts Min on from when it was noticed; a forced run lasts Min on; a load channel alone counts 0 W until the load has run', function () {
+    // Switched on elsewhere, noticed at T0 + 60 s, no surplus: kept until minOn (300 s) from then, off at once after.
+    const s = settings({ loadPower: 1000, minOnS: 300 });
+    const none = (t) => ({ entries: [entry(t, [500])], startedAt: T0 });
+    let memory = evaluateGroup([{ id: 'a', settings: s, memory: { state: 'off', since: T0 - 3600 * S }, reading: { state: 'on' } }], none(T0 + 60 * S), T0 + 60 * S).get('a').memory;
+    const at = (seconds) => evaluateGroup([{ id: 'a', settings: s, memory }], none(T0 + seconds * S), T0 + seconds * S).get('a');
+    assert.equal(at(359).reason, 'minOn');
+    assert.equal(at(360).switchTo, 'off');
+    assert.equal(at(360).reason, 'noSurplus');
+    // maxOff forces a run; with no surplus it lasts exactly minOn (1800 s), then the rule switches it off.
+    const forced = runSite({ members: [{ id: 'a', settings: settings({ loadPower: 2000, maxOffS: 3600, minOnS: 1800 }) }], solar: () => 0, draws: [() => 2000], steps: 200 });
+    assert.deepEqual(forced.switches.slice(0, 2).map((x) => [x.to, x.reason, (x.at - T0) / S]), [['on', 'maxOff', 3630], ['off', 'noSurplus', 3630 + 1800]]);
+    // Load channel set, Load power 0, never run: a surplus of just the margin (200 W) switches on a load that draws 2 kW.
+    const unknown = settings({ loadChannel: 1, loadPower: 0, margin: 200 });
+    memory = { state: 'off' };
+    const exportW = (w) => ({ entries: [entry(T0, [-w, 0])], startedAt: T0 });
+    assert.equal(evaluateGroup([{ id: 'a', settings: unknown, memory }], exportW(200), T0).get('a').switchTo, 'on');
+    assert.equal(evaluateGroup([{ id: 'a', settings: { ...unknown, loadPower: 2000 }, memory }], exportW(200), T0).get('a').switchTo, undefined, 'with Load power set it waits for 2.2 kW');
+  });
+
   it('surplus goes to the highest priority first; a satisfied thermostat holds nothing', function () {
     const hot = { id: 'hot', settings: settings({ loadChannel: 1, loadPower: 3600, priority: 1 }) };
     const pool = { id: 'pool', settings: settings({ loadChannel: 2, loadPower: 1100, priority: 2 }) };

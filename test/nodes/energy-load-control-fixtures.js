@@ -15,12 +15,7 @@ const coreNode = (file) => require(require.resolve(`@node-red/nodes/core/common/
 }));
 const NODES = [nodeFile('energy-api'), nodeFile('energy-load-control')];
 
-/**
- * Node ids are made unique across every suite of the process: a load keeps its memory (holds, run time,
- * prices) per node id across redeploys, so a node of one file must never meet another file's memory.
- */
-let lastSerial = 0;
-const nextSerial = () => (lastSerial += 1);
+let suites = 0;
 
 async function until(condition, what, ms = 10000) {
   const end = Date.now() + ms;
@@ -36,7 +31,10 @@ async function until(condition, what, ms = 10000) {
  * clock: the key gets room enough that these tests never meet it.
  */
 function useLoadControlSuite(startAt) {
-  const f = { sim: undefined, serial: 0 };
+  // Node ids unique across every suite of one mocha run too: a load remembers its state per node id in
+  // Node-RED's context, which outlives a suite.
+  suites += 1;
+  const f = { sim: undefined, serial: suites * 1000 };
   before(async function () {
     f.sim = await startSimulator({ port: 0, now: startAt });
     helper.settings({ energyApi: { now: () => f.sim.control.now() * 1000 } });
@@ -50,20 +48,19 @@ function useLoadControlSuite(startAt) {
   beforeEach(function () { f.sim.control.reset(); f.sim.control.setLimits({ tps: 100 }); });
   afterEach(async function () { await helper.unload(); });
 
-  /** The serial the next setup gives its nodes (`<id>-<serial>`), and taking one for a flow built by hand. */
-  f.nextSerial = () => lastSerial + 1;
-  f.takeSerial = () => (f.serial = nextSerial());
+  /** Loads the load-control nodes (ids made unique per test: a load remembers its holds per node id), a helper on each output, a Catch. */
+  f.setup = (key, ...loadNodes) => f.setupFlow(loadNodes, { key });
 
-  /**
-   * Loads the load-control nodes (ids made unique per test: a load remembers its holds per node id), a helper on each
-   * output, a Catch, and `extra` flow nodes as they are (with `modules` and `credentials` for them).
-   */
-  f.setup = async (key, ...loadNodes) => f.setupWith({ key }, ...loadNodes);
-  f.setupWith = async ({ key, extra = [], modules = [], credentials = {} }, ...loadNodes) => {
-    f.serial = nextSerial();
+  /** The serial the next setup gives its nodes (`<id>-<serial>`), and taking one for a flow built by hand. */
+  f.nextSerial = () => f.serial + 1;
+  f.takeSerial = () => (f.serial += 1);
+
+  /** As setup, with `others` (and the node `modules` and `credentials` they need) in the same flow. */
+  f.setupFlow = async (loadNodes, { key, others = [], modules = [], credentials = {} } = {}) => {
+    f.serial += 1;
     const api = apiConfig(f.sim, key ?? f.sim.keys.full, { tps: 100 });
     const named = loadNodes.map((n) => ({ ...n, id: `${n.id}-${f.serial}`, wires: [[`d-${n.id}`], [`e-${n.id}`], [`p-${n.id}`]] }));
-    const flow = [api.node, ...named, ...extra, { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] }, { id: 'caught', type: 'helper' }];
+    const flow = [api.node, ...named, ...others, { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] }, { id: 'caught', type: 'helper' }];
     for (const n of loadNodes) flow.push({ id: `d-${n.id}`, type: 'helper' }, { id: `e-${n.id}`, type: 'helper' }, { id: `p-${n.id}`, type: 'helper' });
     await load([...NODES, ...modules], flow, { ...api.credentials, ...credentials });
     return f.watch(flow, loadNodes.map((n) => n.id));

@@ -23,7 +23,7 @@ describe('energy-load-control run targets (Node-RED, simulator clock)', function
     id, type: 'energy-load-control', api: 'api', deviceId: DEV, switchId: S3, interval: 0, window: 120,
     minOn: 0, minOff: 0, staleAfter: 3600, loadPower: 2000, mode: 'price', ...props,
   });
-  const withTariff = (...nodes) => f.setupWith({ extra: [TARIFF], modules: [nodeFile('energy-tariff')] }, ...nodes);
+  const withTariff = (...nodes) => f.setupFlow(nodes, { others: [TARIFF], modules: [nodeFile('energy-tariff')] });
   const hhmm = (t) => new Date((t + 10 * 3600) * 1000).toISOString().slice(11, 16);
 
   it('on a time-of-use tariff: runs the cheapest hour now, stops when the hour is done; the plan on output 3, run time in the status', async function () {
@@ -52,8 +52,8 @@ describe('energy-load-control run targets (Node-RED, simulator clock)', function
   it('plans on Amber prices from energy-price: 2 h by 17:00 in the cheapest half hours of the forecast', async function () {
     // energy-price's output goes to this test's load-control node (its id carries the next serial) and a helper.
     const price = { id: 'price', type: 'energy-price', source: 'amber', baseUrl: f.sim.amberUrl, siteId: amberSiteId(DEV), resolution: 30, ahead: 24, timezone: 'Australia/Sydney', poll: false, wires: [[`pool-${f.nextSerial()}`, 'prices-out']] };
-    const ctx = await f.setupWith({ extra: [price, { id: 'prices-out', type: 'helper' }], modules: [nodeFile('energy-price')], credentials: { price: { apiKey: SIM_AMBER_KEY } } },
-      lc('pool', { switchId: S2, loadPower: 1100, runFor: 7200, by: '17:00', minBlock: 1800 }));
+    const ctx = await f.setupFlow([lc('pool', { switchId: S2, loadPower: 1100, runFor: 7200, by: '17:00', minBlock: 1800 })],
+      { others: [price, { id: 'prices-out', type: 'helper' }], modules: [nodeFile('energy-price')], credentials: { price: { apiKey: SIM_AMBER_KEY } } });
     const lists = [];
     helper.getNode('prices-out').on('input', (msg) => lists.push(msg.prices));
     helper.getNode('price').receive({});

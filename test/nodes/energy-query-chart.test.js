@@ -4,14 +4,14 @@
 const assert = require('node:assert/strict');
 const { DateTime } = require('luxon');
 const {
-  helper, startSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage,
+  helper, startClockedSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, TEST_NOW_S,
 } = require('../support/env');
 const { SIM_DEVICES } = require('../../dist/simulator');
 const { chartSeries, reduce } = require('../../dist/nodes/energy-query/outputs.js');
 const { CATEGORY_COLOURS } = require('../../dist/nodes/energy-query/chart-colours.js');
 
 const DAY = 86400;
-const T0 = Math.floor(Date.now() / 1000 / 300) * 300 - 300;
+const T0 = Math.floor(TEST_NOW_S / 300) * 300 - 300;
 
 describe('energy-query chart output', function () {
   let sim;
@@ -19,7 +19,7 @@ describe('energy-query chart output', function () {
   const nodes = [nodeFile('energy-api'), nodeFile('energy-query')];
 
   before(async function () {
-    sim = await startSimulator({ port: 0, now: T0 });
+    sim = await startClockedSimulator();
     const res = await fetch(`${sim.baseUrl}/devices/${SIM_DEVICES.meter3M}`, { headers: { Authorization: `Bearer ${sim.keys.full}` } });
     device = await res.json();
   });
@@ -65,12 +65,14 @@ describe('energy-query chart output', function () {
       const day = DateTime.fromMillis(p.x, { zone });
       assert.equal(day.toISODate(), from.plus({ days: i }).toISODate(), 'the bar sits on the day it covers');
       assert.equal(day.toFormat('HH:mm'), '00:00');
-      // The API stamps the same day's entry at the next midnight.
-      assert.equal(DateTime.fromSeconds(entries[i].timestamp, { zone }).toISODate(), from.plus({ days: i + 1 }).toISODate());
+      // The live service labels the day with its first 5-minute record, stamped at its midnight (covering 23:55 the day before).
+      assert.equal(entries[i].timestamp, from.plus({ days: i }).toSeconds());
       assert.equal(p.y, Math.round(entries[i].eRealKwh[0] * 1000) / 1000);
     });
     assert.equal(msg.unit, 'kWh');
     assert.equal(msg.ui_update.chartOptions.yAxis.name, 'kWh');
+    assert.equal(msg.ui_update.chartOptions.xAxis.name, 'energy-query.chart.shifted', 'the axis says each day starts 5 minutes early');
+    assert.deepEqual(msg.period, { fromTs: from.toSeconds() - 300, toTs: to.toSeconds() - 300, shiftS: -300 });
     const colours = msg.ui_update.chartOptions.color;
     assert.equal(colours.length, device.channels.length);
     assert.equal(new Set(colours).size, colours.length, 'no two series share a colour');
@@ -92,7 +94,10 @@ describe('energy-query chart output', function () {
     const entries = await raw({ fromTs: T0 - DAY, toTs: T0, granularity: 'hour', timezone: device.timezone });
     const first = kwh.payload.filter((p) => p.series === `${device.channels[0].label} (kWh)`);
     assert.deepEqual(first.map((p) => p.y), entries.map((e) => Math.round(e.eReal[0] / 3600) / 1000));
-    assert.deepEqual(first.map((p) => p.x), entries.map((e) => (e.timestamp - e.duration) * 1000));
+    // Each hour labelled with its first record covers 5 minutes before it: its point sits on the clock hour of its middle.
+    const hourOf = (e) => DateTime.fromSeconds(e.timestamp - 300 + e.duration / 2, { zone: device.timezone }).startOf('hour').toMillis();
+    assert.deepEqual(first.map((p) => p.x), entries.map(hourOf));
+    assert.equal(new Date(first[1].x).getUTCMinutes(), 0);
   });
 
   it('refuses a bad unit or maxPoints before any request', async () => {
@@ -135,6 +140,19 @@ describe('energy-query chart output', function () {
       const total = entries.reduce((a, e) => a + e.eReal[0], 0) / 3.6e6;
       assert.ok(Math.abs(grid.reduce((a, p) => a + p.y, 0) - total) < 0.001 * grid.length, 'bucket sums keep the energy');
       assert.deepEqual(energy.colours, [CATEGORY_COLOURS[1], CATEGORY_COLOURS[5]]);
+    });
+
+    it('adds two entries of one clock period into one point: a live day and the record stamped at the next midnight', async () => {
+      const { chartPlacement } = require('../../dist/nodes/energy-query/periods.js');
+      const zone = 'Australia/Sydney';
+      const day = DateTime.fromISO('2026-07-14', { zone }).toSeconds();
+      // The day labelled 14 July covers 13 July 23:55 to 14 July 23:55; the record stamped 15 July 00:00 covers the 5 minutes after.
+      const days = [{ timestamp: day + DAY - 300, duration: DAY, eReal: [36e6] }, { timestamp: day + DAY, duration: 300, eReal: [3.6e6] }];
+      const place = chartPlacement('long', 'day', zone);
+      const kwh = await chartSeries(days, undefined, names, dev, false, { unit: 'kWh', maxPoints: 0, reduce: 'average' }, place);
+      assert.deepEqual(kwh.points, [{ series: 'Grid (kWh)', x: day * 1000, y: 11 }]);
+      const watts = await chartSeries(days, undefined, names, dev, false, { unit: 'W', maxPoints: 0, reduce: 'average' }, place);
+      assert.deepEqual(watts.points, [{ series: 'Grid (W)', x: day * 1000, y: Math.round((39.6e6 / (DAY + 300)) * 10) / 10 }], 'power averaged over both');
     });
 
     it('averages power over time in each bucket', () => {

@@ -160,10 +160,12 @@ describe('energy-query', function () {
       assert.equal(msg.granularity, 'hour');
       const hours = (today.toSeconds() - yesterday.toSeconds()) / HOUR;
       assert.equal(msg.payload.length, hours);
+      // The live service's hours are labelled with their first 5-minute record: each covers 23:55-00:55 and so on.
       msg.payload.forEach((e, i) => {
-        assert.equal(e.timestamp, yesterday.toSeconds() + (i + 1) * HOUR);
+        assert.equal(e.timestamp, yesterday.toSeconds() + (i + 1) * HOUR - 300);
         assert.equal(e.duration, HOUR);
       });
+      assert.deepEqual(msg.period, { fromTs: yesterday.toSeconds() - 300, toTs: today.toSeconds() - 300, shiftS: -300 });
       const [request] = energyRequests('long');
       assert.equal(request.query.granularity, 'hour');
       assert.equal(request.query.timezone, 'Australia/Sydney');
@@ -175,10 +177,11 @@ describe('energy-query', function () {
       const today = DateTime.fromSeconds(TEST_NOW_S, { zone: 'America/New_York' }).startOf('day');
       assert.equal(msg.timezone, 'America/New_York');
       assert.equal(msg.toTs, today.toSeconds());
-      assert.equal(msg.payload.at(-1).timestamp, today.toSeconds());
+      assert.equal(msg.payload.at(-1).timestamp, today.toSeconds() - 300, 'yesterday as the service counts it: to 23:55');
       for (const e of msg.payload.slice(1)) {
-        assert.equal(DateTime.fromSeconds(e.timestamp, { zone: 'America/New_York' }).toFormat('HH:mm:ss'), '00:00:00');
+        assert.equal(DateTime.fromSeconds(e.timestamp, { zone: 'America/New_York' }).toFormat('HH:mm:ss'), '23:55:00');
       }
+      assert.deepEqual(msg.period, { fromTs: Math.ceil(msg.fromTs / 300) * 300 - 300, toTs: today.toSeconds() - 300, shiftS: -300 });
       assert.equal(energyRequests('long')[0].query.timezone, 'America/New_York');
       // No device read is needed when the timezone is given and the output is not a chart.
       assert.equal(sim.control.log().filter((r) => r.path.endsWith(`/devices/${METER}`)).length, 0);
@@ -229,8 +232,9 @@ describe('energy-query', function () {
       assert.equal(request.path, `/v3/long-energy/${SIX}`);
       assert.equal(request.query['convert[energy]'], 'kWh');
       assert.equal(request.query.granularity, '15m');
-      const expected = await raw(`/long-energy/${SIX}`, { fromTs: from, toTs: T0, granularity: '15m', 'convert[energy]': 'kWh' });
-      assert.deepEqual(msg.payload, expected);
+      const labelled = await raw(`/long-energy/${SIX}`, { fromTs: from, toTs: T0, granularity: '15m', 'convert[energy]': 'kWh' });
+      // Each labelled with its first 5-minute record: the client stamps it at the end of what it covers.
+      assert.deepEqual(msg.payload, labelled.map((e) => ({ ...e, timestamp: e.timestamp - 300 + e.duration })));
       assert.ok(msg.payload[0].eRealKwh && !msg.payload[0].eReal);
 
       const ms = await query(ctx, { fromTs: (T0 - 600) * 1000, toTs: T0 * 1000, powerFactor: true, convert: 'kW' });
@@ -523,6 +527,10 @@ describe('energy-query follow state (pure)', function () {
     assert.equal(isCompleteBucket({ timestamp: end - 600, duration: 300 }, '5m', zone), true);
     assert.equal(isCompleteBucket({ timestamp: end - 600, duration: 150 }, '5m', zone), false);
     assert.equal(isCompleteBucket({ timestamp: end - 450, duration: 300 }, '5m', zone), false);
+    // The live service's day covers 23:55 to 23:55: whole when it covers its day moved 5 minutes earlier.
+    assert.equal(isCompleteBucket({ timestamp: end - 300, duration: 23 * HOUR }, 'day', zone, -300), true);
+    assert.equal(isCompleteBucket({ timestamp: end, duration: 23 * HOUR }, 'day', zone, -300), false);
+    assert.equal(isCompleteBucket({ timestamp: end - 300, duration: 23 * HOUR - 300 }, 'day', zone, -300), false, 'the day in progress');
   });
 });
 

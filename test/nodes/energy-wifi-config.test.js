@@ -125,6 +125,16 @@ describe('energy-wifi-config', function () {
     assert.equal((await res.json()).comms.wifi.ssid, 'Guest');
   });
 
+  it('takes a 64-digit hexadecimal key (the WPA2 key itself) as well as a passphrase', async function () {
+    const ctx = await setup();
+    const hexKey = '0123456789abcdefABCDEF0123456789abcdef0123456789ABCDEF0123456789';
+    ctx.node.receive({ payload: { ssid: 'Hex', psk: hexKey } });
+    await until(() => patches().length === 1 && patches()[0].status !== 0, 10000, 'the PATCH');
+    assert.equal(patches()[0].status, 200, 'the simulator takes it as the service is documented to (no rule narrows WPA2)');
+    assert.equal(patches()[0].body.comms.wifi.psk.length, 64);
+    for (const secret of [hexKey]) assertNoKey(secret, ctx.statuses, loggedText());
+  });
+
   it('refuses models without WiFi settings and old firmware before any write', async function () {
     const ctx = await setup();
     let caught = await expectRefusal(ctx, { payload: { ssid: 'Net', psk: PSK }, deviceId: SIM_DEVICES.meter3M });
@@ -140,14 +150,18 @@ describe('energy-wifi-config', function () {
     const ctx = await setup();
     const refusals = [
       [{ payload: { ssid: 'Net' } }, /no PSK for network "Net"/],
-      [{ payload: { ssid: 'Net', psk: 'short' } }, /8 to 63 characters/],
+      [{ payload: { ssid: 'Net', psk: 'short' } }, /8 to 63 printable ASCII characters/],
+      [{ payload: { ssid: 'Net', psk: 'Grüße-äöüß-Netz' } }, /8 to 63 printable ASCII characters \(codes 32 to 126, so no ä, ö, ü, ß .*\), or a key of exactly 64 hexadecimal digits/],
+      [{ payload: { ssid: 'Net', psk: 'f'.repeat(63) + 'g' } }, /exactly 64 hexadecimal digits/],
       [{ payload: { ssid: '', psk: PSK } }, /to turn WiFi off send both ssid and psk as empty strings/],
       [{ payload: { ssid: 'x'.repeat(33), psk: PSK } }, /ssid must be at most 32 characters/],
       [{ payload: 'Net' }, /msg.payload must be an object/],
     ];
     for (const [msg, pattern] of refusals) {
+      const psk = msg.payload && msg.payload.psk;
       const caught = await expectRefusal(ctx, msg);
       assert.match(caught.error.message, pattern);
+      if (psk) assert.ok(!JSON.stringify(caught).includes(psk), 'the PSK is not echoed');
     }
     assert.equal(deviceGets().length, 0, 'payload errors need no request at all');
   });

@@ -10,13 +10,12 @@ describe('simulator: long energy', function () {
   before(async () => { t = await start({ now: utc(2026, 5, 20, 12, 0, 0) }); });
   after(() => t.sim.close());
 
-  it('partial boundary entries: fromTs 10:05 with 15m gives a first entry of 600 s', async () => {
+  it('partial boundary entries: fromTs 10:05 with 15m gives a first entry of 600 s, labelled with its first record', async () => {
     const from = utc(2026, 0, 15, 2, 5); // 13:05 in Sydney: the solar exports
     const r = await t.get(`/long-energy/${M}?fromTs=${from}&toTs=${from + 3600}&granularity=15m`);
     assert.equal(r.status, 200);
     assert.deepEqual(r.body.map((e) => e.duration), [600, 900, 900, 900, 300]);
-    assert.equal(r.body[0].timestamp, utc(2026, 0, 15, 2, 15));
-    assert.equal(r.body[4].timestamp, from + 3600);
+    assert.deepEqual(r.body.map((e) => e.timestamp), [from, from + 600, from + 1500, from + 2400, from + 3300], 'the records stamped 02:05 and 02:10, then whole quarters, then 03:00');
     const e = r.body[1];
     e.eReal.forEach((v, i) => assert.equal(v, e.eRealPositive[i] - e.eRealNegative[i]));
     assert.ok(e.eRealNegative.some((v) => v > 0), 'one channel exports');
@@ -43,7 +42,8 @@ describe('simulator: long energy', function () {
     const berlinFrom = utc(2026, 2, 27, 23); // 28 Mar 00:00 CET
     const b = (await t.get(`/long-energy/${M}?fromTs=${berlinFrom}&toTs=${utc(2026, 2, 30, 22)}&granularity=day&timezone=Europe/Berlin`)).body;
     assert.deepEqual(b.map((e) => e.duration), [86400, 82800, 86400]);
-    assert.equal(b[1].timestamp, utc(2026, 2, 29, 22), 'ends at 30 Mar 00:00 CEST');
+    assert.equal(b[1].timestamp, utc(2026, 2, 28, 23), 'labelled 29 Mar 00:00 CET, its first record');
+    assert.equal(b[2].timestamp, utc(2026, 2, 29, 22), 'labelled 30 Mar 00:00 CEST');
     const sydFrom = utc(2026, 3, 3, 13); // 4 Apr 00:00 AEDT
     const s = (await t.get(`/long-energy/${M}?fromTs=${sydFrom}&toTs=${sydFrom + 3 * 86400}&granularity=day&timezone=Australia/Sydney`)).body;
     assert.deepEqual(s.map((e) => e.duration), [86400, 90000, 86400 - 3600]);
@@ -160,7 +160,9 @@ describe('simulator: short energy', function () {
   it('short entries add up to the long entry of the same period', async () => {
     const from = T0 - 3600 - 420; // 09:00
     const short = (await t.get(`/short-energy/${M}?fromTs=${from + 30}&toTs=${from + 301}`)).body;
-    const long = (await t.get(`/long-energy/${M}?fromTs=${from}&toTs=${from + 300}`)).body;
+    // The record stamped 09:05 covers 09:00-09:05.
+    const long = (await t.get(`/long-energy/${M}?fromTs=${from + 300}&toTs=${from + 600}`)).body;
+    assert.equal(long[0].timestamp, from + 300);
     assert.equal(short.length, 10);
     assert.deepEqual(sum(short, 'eReal'), long[0].eReal);
   });
@@ -174,7 +176,7 @@ describe('simulator: live-service energy rules', function () {
 
   it('long energy is built from whole 5-minute records: boundaries, multiples of 300, nothing for the 5 minutes in progress', async () => {
     const r = (await t.get(`/long-energy/${M}?fromTs=${utc(2026, 0, 15, 8, 7)}&toTs=${utc(2026, 0, 15, 8, 58)}`)).body;
-    assert.equal(r[0].timestamp, utc(2026, 0, 15, 8, 15), 'the first whole record starts at 08:10');
+    assert.equal(r[0].timestamp, utc(2026, 0, 15, 8, 10), 'the first record stamped at or after 08:07 (it covers 08:05-08:10)');
     assert.equal(r[r.length - 1].timestamp, utc(2026, 0, 15, 8, 55), 'the record 08:55-09:00 is not inside the range');
     assert.ok(r.every((e) => e.timestamp % 300 === 0 && e.duration === 300));
     for (const [g, zone] of [['15m', 'UTC'], ['hour', 'Asia/Kathmandu'], ['day', 'Australia/Adelaide'], ['week', 'Australia/Sydney']]) {
@@ -193,24 +195,25 @@ describe('simulator: live-service energy rules', function () {
     const from = utc(2025, 11, 31, 13); // Thursday 1 January 2026 00:00 in Sydney
     const weeks = (await t.get(`/long-energy/${M}?fromTs=${from}&toTs=${from + 21 * 86400}&granularity=week&timezone=Australia/Sydney`)).body;
     const mondays = [utc(2026, 0, 4, 13), utc(2026, 0, 11, 13)]; // Mondays 5 and 12 January 00:00 AEDT
-    assert.deepEqual(weeks.slice(0, 2).map((e) => e.timestamp), mondays);
+    assert.deepEqual(weeks.map((e) => e.timestamp), [from, ...mondays], 'each week labelled with its first record');
     assert.equal(weeks[1].duration, 7 * 86400);
-    assert.equal(weeks[2].timestamp, Math.floor(NOW / 300) * 300, 'the week in progress ends at the last record');
+    assert.equal(weeks[2].duration, Math.floor(NOW / 300) * 300 - mondays[1] + 300, 'the week in progress holds the records up to the last one');
     assert.equal(weeks[0].duration, 4 * 86400, 'Thursday to Monday');
     const berlin = (await t.get(`/long-energy/${M}?fromTs=${utc(2025, 11, 31, 23)}&toTs=${utc(2026, 0, 11, 23)}&granularity=week&timezone=Europe/Berlin`)).body;
-    assert.equal(berlin[0].timestamp, utc(2026, 0, 4, 23), 'Monday 5 January 00:00 CET');
+    assert.equal(berlin[1].timestamp, utc(2026, 0, 4, 23), 'Monday 5 January 00:00 CET');
   });
 
   it('omitted parameters default as the live service does', async () => {
     const from = utc(2025, 11, 1);
     const days = (await t.get(`/long-energy/${M}?fromTs=${from}&granularity=day&timezone=UTC`)).body;
-    assert.equal(days[days.length - 1].timestamp, Math.floor(NOW / 300) * 300, 'toTs = fromTs + 3 years, cut at the data');
+    assert.equal(days[days.length - 1].timestamp, utc(2026, 0, 15), 'toTs = fromTs + 3 years, cut at the data: today so far');
+    assert.equal(days[days.length - 1].duration, Math.floor(NOW / 300) * 300 - utc(2026, 0, 15) + 300);
     assert.equal(days.length, 46);
     const hours = (await t.get(`/long-energy/${M}?fromTs=${utc(2025, 9, 1)}&granularity=hour&timezone=UTC`)).body;
-    assert.equal(hours[hours.length - 1].timestamp, utc(2026, 0, 1), 'hour: toTs = fromTs + 3 months');
+    assert.equal(hours[hours.length - 1].timestamp, utc(2025, 11, 31, 23), 'hour: toTs = fromTs + 3 months');
     const first = (await t.get(`/long-energy/${M}?granularity=30m`)).body;
-    assert.equal(first[0].timestamp, utc(2024, 0, 1, 0, 30), 'fromTs = the first record');
-    assert.equal(first.length, 31 * 48, '30m: 31 days');
+    assert.deepEqual([first[0].timestamp, first[0].duration], [utc(2024, 0, 1, 0, 5), 1500], 'fromTs = the first record, 00:05');
+    assert.equal(first.length, 31 * 48 + 1, '30m: 31 days from 00:05, the last half hour holding only the record stamped 00:00');
     const zero = await t.get(`/long-energy/${M}?fromTs=0&toTs=${from}`);
     assert.equal(zero.status, 422);
     const shortBefore = (await t.get(`/short-energy/${M}?toTs=${NOW - 7200}`)).body;

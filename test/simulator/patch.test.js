@@ -147,6 +147,13 @@ describe('simulator: PATCH /devices/{id}', function () {
     assert.equal(d.comms.wifi.pskUpdatedAt, T0);
     assert.ok(!('pending' in d.comms.wifi));
     assert.equal((await t.patch(`/devices/${W}`, { comms: { wifi: { ssid: '' } } })).status, 422);
+    // WPA2: 8 to 63 printable ASCII characters, or 64 hexadecimal digits.
+    const psk = async (value) => (await t.patch(`/devices/${W}`, { comms: { wifi: { ssid: 'Lab', psk: value } } })).status;
+    assert.equal(await psk('a'.repeat(63)), 200);
+    assert.equal(await psk('0123456789abcdef'.repeat(4)), 200, 'a 64-digit hex key');
+    assert.equal(await psk('Grüße-äöüß-Netz'), 422, 'letters outside ASCII');
+    assert.equal(await psk('g'.repeat(64)), 422, '64 characters that are not hex digits');
+    assert.equal(await psk('1234567'), 422);
     await t.patch(`/devices/${W}`, { comms: { wifi: { ssid: '', psk: '' } } });
     t.sim.control.reportNow(W);
     d = (await t.get(`/devices/${W}`)).body;

@@ -45,7 +45,8 @@ describe('simulator: the believable site', function () {
       const categories = dev.channels.map((c) => c.categoryId);
       assert.equal(categories[0], 1, `${id}: channel 1 is Grid connect`);
       const long = (await t.get(`/long-energy/${id}?fromTs=${NOW - 2 * DAY}&toTs=${NOW}`)).body;
-      assert.equal(long.length, 2 * 288 - 1, 'whole records only: the 5 minutes in progress are missing');
+      assert.equal(long.length, 2 * 288, 'the records stamped in the two days; the one in progress (stamped 03:10) is not there');
+      assert.equal(long.at(-1).timestamp, NOW - 120);
       assertBalanced(long, id, categories, '5m');
       const short = (await t.get(`/short-energy/${id}?fromTs=${NOW - 6 * HOUR}&toTs=${NOW}`)).body;
       assertBalanced(short, id, categories, 'short');
@@ -94,7 +95,8 @@ describe('simulator: the believable site', function () {
   it('loads have shapes: evening above the small hours, and days differ', async () => {
     const from = utc(2026, 0, 5, 13); // Tuesday 6 Jan 00:00 Sydney
     const hours = (await t.get(`/long-energy/${SIM_DEVICES.meter3M}?fromTs=${from}&toTs=${from + 7 * DAY}&granularity=hour&timezone=Australia/Sydney`)).body;
-    const house = (h) => hours.filter((e) => localHour(e.timestamp - 1, 'Australia/Sydney') === h).map((e) => e.eReal[2]);
+    // Each hour entry is labelled with its first record: the start of its local hour.
+    const house = (h) => hours.filter((e) => localHour(e.timestamp, 'Australia/Sydney') === h).map((e) => e.eReal[2]);
     const sum = (xs) => xs.reduce((a, b) => a + b, 0);
     assert.ok(sum(house(18)) > 1.5 * sum(house(3)), 'cooking and lights in the evening');
     assert.equal(new Set(house(18)).size, 7);

@@ -83,7 +83,7 @@ describe('simulator: command line', function () {
   it('--help names the options and the demo key', () => {
     const cli = path.resolve(__dirname, '../../dist/simulator/cli.js');
     const out = execFileSync(process.execPath, [cli, '--help'], { encoding: 'utf8' });
-    for (const option of ['--port', '--state-file', '--header-style', '--seed', '--tps', '--tpd']) assert.ok(out.includes(option), option);
+    for (const option of ['--port', '--state-file', '--header-style', '--long-window', '--seed', '--tps', '--tpd']) assert.ok(out.includes(option), option);
     assert.ok(out.includes(SIM_KEYS.full));
   });
 });

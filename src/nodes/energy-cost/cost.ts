@@ -1,9 +1,10 @@
 // The cost arithmetic: grid energy per entry, priced piece by piece, summed per entry and per local day.
+// Energy stays in whole Joules until it is shown as kWh; money is counted in millionths.
 // An entry's energy is spread evenly over its period (pro rata by time) when a price change falls inside it.
 import { DateTime } from 'luxon';
 import { costNumerator, divRound, fromMicros, roundCost } from '../energy-tariff/money.js';
 import { describeWallTime, type Schedule, type Tariff } from '../energy-tariff/tariff.js';
-import type { GridEnergy } from './grid-energy.js';
+import { KWH_J, type GridEnergy } from './grid-energy.js';
 import { periodAt, type PricePeriod } from '../../prices/normalise.js';
 import { apportion, localDay, Segmenter, type Segment } from './segments.js';
 
@@ -42,6 +43,12 @@ export interface DayCost {
   exportCredit: number;
   supplyCharge: number;
   netCost: number;
+  /**
+   * True when part of the day's energy comes from an entry that crosses one of its midnights, split
+   * between the two days by time (pro rata): a coarse entry of the live service (a day is 23:55 to
+   * 23:55). Exact days come from 5-minute entries.
+   */
+  approximate: boolean;
 }
 
 export type Totals = Omit<DayCost, 'date' | 'start' | 'end' | 'hours'>;
@@ -60,10 +67,12 @@ interface Sums {
   importMicros: number;
   exportMicros: number;
   seconds: number;
+  approximate: boolean;
 }
 
-const zero = (): Sums => ({ importJ: 0, exportJ: 0, importMicros: 0, exportMicros: 0, seconds: 0 });
-const kwh = (joules: number): number => Math.round(joules / 3.6) / 1e6;
+const zero = (): Sums => ({ importJ: 0, exportJ: 0, importMicros: 0, exportMicros: 0, seconds: 0, approximate: false });
+/** Not rounded: the entries of a day add up to the day (both from whole Joules); a display rounds. */
+const kwh = (joules: number): number => joules / KWH_J;
 const hours = (seconds: number): number => Math.round((seconds / 3600) * 1e6) / 1e6;
 
 export function computeCost(energies: GridEnergy[], input: CostInput): CostResult {
@@ -105,6 +114,7 @@ export function computeCost(energies: GridEnergy[], input: CostInput): CostResul
       sums.importMicros += imp;
       sums.exportMicros += exp;
       sums.seconds += acc.seconds;
+      if (perDay.size > 1) sums.approximate = true;
       byDay.set(day, sums);
     }
     entries.push({
@@ -153,11 +163,12 @@ function dayCost(date: string, s: Sums, input: CostInput): DayCost {
     exportCredit: fromMicros(s.exportMicros),
     supplyCharge: fromMicros(supplyMicros),
     netCost: fromMicros(s.importMicros - s.exportMicros + supplyMicros),
+    approximate: s.approximate,
   };
 }
 
 function totals(days: DayCost[], sums: Sums[]): Totals {
-  // Money: the sum of the days' micro-units. Energy and hours: from the summed Joules and seconds, rounded once.
+  // Money: the sum of the days' micro-units. Energy and hours: from the summed Joules and seconds.
   const money = (pick: (d: DayCost) => number): number => fromMicros(days.reduce((a, d) => a + Math.round(pick(d) * 1e6), 0));
   const add = (pick: (s: Sums) => number): number => sums.reduce((a, s) => a + pick(s), 0);
   return {
@@ -168,5 +179,6 @@ function totals(days: DayCost[], sums: Sums[]): Totals {
     exportCredit: money((d) => d.exportCredit),
     supplyCharge: money((d) => d.supplyCharge),
     netCost: money((d) => d.netCost),
+    approximate: days.some((d) => d.approximate),
   };
 }

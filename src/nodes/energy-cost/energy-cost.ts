@@ -37,8 +37,9 @@ export = function (RED: NodeAPI): void {
     api?.register(node);
     if (!tariffNode?.tariff) node.status({ fill: 'red', shape: 'ring', text: RED._('energy-cost.status.noTariff') });
 
+    /** The device, when its Grid channel or its timezone decides (the device's zone comes before msg.timezone). */
     async function device(msg: CostMsg): Promise<Device | undefined> {
-      const needed = !def.channels?.trim() || !(def.timezone || tariffNode?.tariff?.timezone || msg.timezone);
+      const needed = !def.channels?.trim() || !(def.timezone || tariffNode?.tariff?.timezone);
       if (!needed || typeof msg.deviceId !== 'string' || !api?.client) return undefined;
       return api.client.knownDevice(msg.deviceId, { signal: aborter.signal });
     }
@@ -50,6 +51,7 @@ export = function (RED: NodeAPI): void {
       if (!entries) throw new Error('msg.payload must be energy entries (energy-query "entries" output) or one entry');
       const deviceId = typeof msg.deviceId === 'string' ? msg.deviceId : undefined;
       const dev = await device(msg);
+      // The first that is set: the node's, the tariff's, the device's, the msg's, the config node's.
       const zone = def.timezone || tariff.timezone || dev?.timezone || (typeof msg.timezone === 'string' ? msg.timezone : '') || api?.timezone || '';
       if (!isValidTimezone(zone)) throw new Error(zone ? `"${String(zone).slice(0, 64)}" is not a time zone name` : 'no timezone: set one in the node or the tariff, or send msg.timezone (energy-query sets it)');
       const channels = gridChannels(def.channels ?? '', dev, deviceId);

@@ -10,7 +10,7 @@ export interface GridEnergy {
   exportJ: number;
 }
 
-const KWH_J = 3_600_000;
+export const KWH_J = 3_600_000;
 
 /** Grid energy of each entry; `channels` are 0-based indexes into the entry's per-channel arrays. */
 export function gridEnergy(entry: EnergyEntry, channels: number[], position: number): GridEnergy {

@@ -6,7 +6,7 @@ import { switchToControl } from '../energy-switch-control/command.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { attachDailyCost } from '../shared/request-cost.js';
 import { migrations } from './migrations.js';
-import { parseCommand } from './command.js';
+import { parseCommand, type LoadCommand } from './command.js';
 import { forgetMemory, loadMemory, persistentStore, saveMemory } from './persist.js';
 import { evaluationMsg, outcomeMsg, statusOf, type LoadIds, type StatusWords } from './report.js';
 import { PlanOutput } from './plan-report.js';
@@ -14,6 +14,7 @@ import { LoadPricing } from './pricing.js';
 import { switchLoad, type SwitchContext } from './switching.js';
 import { parseDef, resolveSettings, type LoadControlDef, type ParsedDef } from './settings.js';
 import { siteGroup, type SiteMember } from './site.js';
+import { shareLoadControl, type RemoteHandle } from './remote.js';
 import type { LoadMemory, LoadSettings, SwitchReading } from './types.js';
 
 interface LoadControlMsg extends NodeMessageInFlow {
@@ -81,6 +82,7 @@ export = function (RED: NodeAPI): void {
       intervalS: parsed.intervalS,
       windowS: parsed.settings.windowS,
       needsSwitchRead: () => memory.state === undefined || memory.pending !== undefined,
+      pendingSince: () => memory.pending?.at,
       needsHistory: () => target !== undefined && parsed.settings.mode === 'surplus',
       input(measuring, switchDevice) {
         try {
@@ -113,32 +115,44 @@ export = function (RED: NodeAPI): void {
         if (problemAt !== undefined && problemAt >= evaluation.at) return patched;
         lastProblem = undefined;
         rt.status(statusOf(evaluation, memory, settings.dryRun, words));
+        remote?.evaluated(evaluation);
         return patched;
       },
       readFailed: problem,
     };
 
     let group: ReturnType<typeof siteGroup> | undefined;
+    let remote: RemoteHandle | undefined;
     try {
       group = siteGroup(rt.client(), parsed.deviceId, clock);
       const joined = group;
       void ready.then(() => { if (!rt.closed) joined.join(member); });
       rt.onClose(() => joined.leave(member));
+      // energy-mqtt shows the override and reason, and sets the override, through the key's registry.
+      remote = shareLoadControl(rt.client(), { nodeId: node.id, name: def.name ?? '', ...ids }, () => memory, run);
+      rt.onClose(() => remote?.remove());
     } catch {
       // The config node is missing or unusable: FlowNodeRuntime already says so in the status.
     }
 
-    rt.onInput<LoadControlMsg>(async ({ msg }) => {
+    /** A command from a msg or from another node (energy-mqtt): the override changes, then the site evaluates at once. */
+    async function run(command: LoadCommand): Promise<void> {
       await ready;
-      // A new price list (energy-price, or any msg.prices) re-plans now; its msg.payload is not a command.
-      const command = msg.prices === undefined ? parseCommand(msg.payload, msg.duration, clock()) : undefined;
-      if (!command) LoadPricing.accept(pricing, msg.prices, Math.floor(clock() / 1000), rt.config?.timezone);
-      if (command?.kind === 'override') remember({ ...memory, override: command.override });
-      if (command?.kind === 'auto') {
+      if (command.kind === 'override') remember({ ...memory, override: command.override });
+      if (command.kind === 'auto') {
         const { override: _dropped, ...rest } = memory;
         remember(rest);
       }
+      if (command.kind !== 'evaluate') remote?.changed();
       if (group && !rt.closed) await group.evaluate();
+    }
+
+    rt.onInput<LoadControlMsg>(async ({ msg }) => {
+      if (msg.prices === undefined) return run(parseCommand(msg.payload, msg.duration, clock()));
+      // A new price list (energy-price, or any msg.prices) re-plans now; its msg.payload is not a command.
+      await ready;
+      LoadPricing.accept(pricing, msg.prices, Math.floor(clock() / 1000), rt.config?.timezone);
+      return run({ kind: 'evaluate' });
     });
   }
 

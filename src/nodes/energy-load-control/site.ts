@@ -1,5 +1,5 @@
 import { isEnergyApiError, PENDING_POLL_MIN_MS, SHORT_MAX_SPAN_S, type Device, type EnergyApiClient } from '../../api/index.js';
-import { evaluateGroup, type MemberInput } from './group.js';
+import { evaluateGroup, type MemberInput, type SiteReading } from './group.js';
 import type { HistoryEntry } from './plan/forecast.js';
 import { newestTimestamp } from './signal.js';
 import type { Evaluation, ShortEntry } from './types.js';
@@ -13,7 +13,17 @@ export const HISTORY_EVERY_MS = 86_400_000;
 /** After a failed history read, the next try. */
 const HISTORY_RETRY_MS = 600_000;
 
-/** One energy-load-control node as its site group sees it. */
+/**
+ * How often, at most, the follow-up's timer looks at the nodes' clock again: that clock may be a
+ * simulation's (Node-RED setting `energyApi.now`), which timers do not follow.
+ */
+const FOLLOW_CHECK_MS = 1000;
+
+/**
+ * A node that reads through the site group: an energy-load-control node (a load, decided with the others),
+ * or a node that only watches the shared reads (energy-mqtt: its `input` returns undefined and it is never
+ * asked to `apply`).
+ */
 export interface SiteMember {
   readonly id: string;
   readonly switchDeviceId: string;
@@ -23,24 +33,35 @@ export interface SiteMember {
   /** The switch state must be read now: unknown, or a change is pending. */
   needsSwitchRead(): boolean;
   /** A run target in surplus mode: it plans on a forecast of the sun from the device's last day. */
-  needsHistory(): boolean;
-  /** Its input to the group, given the devices as last read; undefined when it cannot take part (it says why itself). */
-  input(measuring: Device | undefined, switchDevice: Device | undefined): MemberInput | undefined;
+  needsHistory?(): boolean;
+  /** Node-clock ms when its own change, not yet confirmed by the device, was sent; undefined when there is none. */
+  pendingSince(): number | undefined;
+  /**
+   * Its input to the group, given the devices as last read and the short energy the group holds;
+   * undefined when it cannot take part (it says why itself) or only watches.
+   */
+  input(measuring: Device | undefined, switchDevice: Device | undefined, site: SiteReading): MemberInput | undefined;
   /** Carries out the evaluation (switch, outputs, status, persistence); returns the device if a PATCH answered with it. */
   apply(evaluation: Evaluation, switchDevice: Device | undefined): Promise<Device | undefined>;
   /** A shared read failed. */
   readFailed(err: unknown): void;
 }
 
+type Round = Array<{ member: SiteMember; evaluation: Evaluation; device?: Device }>;
+
 /**
  * Every energy-load-control node that measures one device, on one key: one short-energy read per
  * evaluation for all of them, one status read per switch device, and the loads decided together.
- * Evaluations run one at a time; a trigger during one is served by a single follow-up.
+ * While a member waits on a change of its own, the group follows its switch device at the pending-poll
+ * pace whatever the interval, and holds an evaluation round (without an energy read) once the device
+ * has confirmed it. Evaluations run one at a time; a trigger during one is served by a single follow-up.
  */
 export class SiteGroup {
   private readonly members = new Set<SiteMember>();
   private readonly aborter = new AbortController();
   private readonly devices = new Map<string, { device: Device; at: number }>();
+  /** Devices whose copy came after the last round that was carried out: news to the members. */
+  private readonly unseen = new Set<string>();
   private entries: ShortEntry[] = [];
   private newestS?: number;
   private energyAt?: number;
@@ -48,6 +69,7 @@ export class SiteGroup {
   private historyDueAt = 0;
   private readonly startedAt: number;
   private timer?: NodeJS.Timeout;
+  private followTimer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private queued?: Promise<void>;
 
@@ -69,24 +91,27 @@ export class SiteGroup {
     this.members.delete(member);
     if (this.members.size > 0) return;
     clearTimeout(this.timer);
+    clearTimeout(this.followTimer);
     this.timer = undefined;
+    this.followTimer = undefined;
     this.aborter.abort();
     this.onEmpty();
   }
 
   /** Reads and decides now (or right after the evaluation in progress). Never rejects. */
   evaluate(): Promise<void> {
-    if (!this.running) return this.start();
+    if (!this.running) return this.start(() => this.cycle());
     this.queued ??= this.running.then(() => {
       this.queued = undefined;
-      return this.start();
+      return this.start(() => this.cycle());
     });
     return this.queued;
   }
 
-  private start(): Promise<void> {
-    const run = this.cycle().finally(() => {
+  private start(task: () => Promise<void>): Promise<void> {
+    const run = task().finally(() => {
       if (this.running === run) this.running = undefined;
+      this.scheduleFollowUp();
     });
     this.running = run;
     return run;
@@ -110,6 +135,50 @@ export class SiteGroup {
     }, delayMs ?? interval);
   }
 
+  /** Each switch device a member waits on, with when the earliest of those changes was sent. */
+  private awaited(): Map<string, number> {
+    const since = new Map<string, number>();
+    for (const m of this.members) {
+      const at = m.pendingSince();
+      if (at !== undefined) since.set(m.switchDeviceId, Math.min(since.get(m.switchDeviceId) ?? at, at));
+    }
+    return since;
+  }
+
+  /**
+   * While a member waits on a change of its own: the next follow-up, when its switch device may be read
+   * again (5 s after the change, and after any read of the device on this key: spec 3.1).
+   */
+  private scheduleFollowUp(): void {
+    clearTimeout(this.followTimer);
+    this.followTimer = undefined;
+    if (this.aborter.signal.aborted) return;
+    const now = this.now();
+    const waits = [...this.awaited()].map(([id, since]) => Math.max(this.client.nextPollInMs(id), since + PENDING_POLL_MIN_MS - now));
+    if (waits.length === 0) return;
+    this.followTimer = setTimeout(() => {
+      this.followTimer = undefined;
+      if (!this.running) void this.start(() => this.followUp());
+    }, Math.min(...waits, FOLLOW_CHECK_MS));
+  }
+
+  /** The awaited devices as polled now (no energy read); a round only when a change was confirmed, timed out or made elsewhere. */
+  private async followUp(): Promise<void> {
+    const now = this.now();
+    const members = [...this.members];
+    try {
+      for (const [id, since] of this.awaited()) {
+        if (now - since >= PENDING_POLL_MIN_MS) await this.readDevice(id, members);
+      }
+      if (this.aborter.signal.aborted) return;
+      const round = this.round(now, members);
+      if (round.some(({ evaluation }) => evaluation.outcomes.length > 0)) await this.carryOut(round);
+    } catch (err) {
+      // Started by a timer, so nobody awaits it: a failure goes to the members' status, never unhandled.
+      if (!this.aborter.signal.aborted) for (const m of members) m.readFailed(err);
+    }
+  }
+
   private async cycle(): Promise<void> {
     const signal = this.aborter.signal;
     if (signal.aborted) return;
@@ -121,36 +190,50 @@ export class SiteGroup {
       const known = this.devices.get(m.switchDeviceId);
       if (!known || m.needsSwitchRead() || now - known.at >= STATUS_EVERY_MS) toRead.add(m.switchDeviceId);
     }
-    const readNow = new Set<string>();
-    for (const id of toRead) {
-      const known = this.devices.get(id);
-      // Spec 3.1/8: a device is read no more often than once per 5 s.
-      if (known && now - known.at < PENDING_POLL_MIN_MS) continue;
-      try {
-        this.devices.set(id, { device: await this.client.getDevice(id, { signal, priority: 'interactive' }), at: now });
-        readNow.add(id);
-      } catch (err) {
-        if (signal.aborted) return;
-        for (const m of members) if (m.switchDeviceId === id || id === this.deviceId) m.readFailed(err);
-      }
-    }
-    if (this.energyAt === undefined || now - this.energyAt >= PENDING_POLL_MIN_MS) await this.readEnergy(now, members);
-    if (members.some((m) => m.needsHistory()) && now >= this.historyDueAt) await this.readHistory(now, members);
+    for (const id of toRead) await this.readDevice(id, members);
     if (signal.aborted) return;
+    if (this.energyAt === undefined || now - this.energyAt >= PENDING_POLL_MIN_MS) await this.readEnergy(now, members);
+    if (members.some((m) => m.needsHistory?.()) && now >= this.historyDueAt) await this.readHistory(now, members);
+    if (signal.aborted) return;
+    await this.carryOut(this.round(now, members));
+  }
 
+  /** The device as polled through the client, which reads it at most once per 5 s for every node on the key. */
+  private async readDevice(id: string, members: SiteMember[]): Promise<void> {
+    const signal = this.aborter.signal;
+    try {
+      const polled = await this.client.pollDevice(id, { signal, priority: 'interactive' });
+      const known = this.devices.get(id);
+      if (known && polled.at <= known.at) return;
+      this.devices.set(id, polled);
+      this.unseen.add(id);
+    } catch (err) {
+      if (signal.aborted) return;
+      for (const m of members) if (m.switchDeviceId === id || id === this.deviceId) m.readFailed(err);
+    }
+  }
+
+  /** Every member's evaluation on the devices and entries as last read (pure but for the members' own checks). */
+  private round(now: number, members: SiteMember[]): Round {
     const measuring = this.devices.get(this.deviceId)?.device;
+    const site: SiteReading = { entries: this.entries, newestS: this.newestS, startedAt: this.startedAt, history: this.history };
     const inputs: Array<{ member: SiteMember; input: MemberInput; device?: Device }> = [];
     for (const member of members) {
       const device = this.devices.get(member.switchDeviceId)?.device;
-      const fresh = readNow.has(member.switchDeviceId) ? device : undefined;
-      const input = member.input(measuring, fresh);
+      const input = member.input(measuring, this.unseen.has(member.switchDeviceId) ? device : undefined, site);
       if (input) inputs.push({ member, input, device });
     }
-    const evaluations = evaluateGroup(inputs.map((i) => i.input), { entries: this.entries, newestS: this.newestS, startedAt: this.startedAt, history: this.history }, now);
-    for (const { member, input, device } of inputs) {
-      if (signal.aborted || !this.members.has(member)) continue;
-      const patched = await member.apply(evaluations.get(input.id) as Evaluation, device);
-      if (patched) this.devices.set(patched.id, { device: patched, at: this.devices.get(patched.id)?.at ?? now });
+    const evaluations = evaluateGroup(inputs.map((i) => i.input), site, now);
+    return inputs.map(({ member, input, device }) => ({ member, device, evaluation: evaluations.get(input.id) as Evaluation }));
+  }
+
+  private async carryOut(round: Round): Promise<void> {
+    this.unseen.clear();
+    for (const { member, evaluation, device } of round) {
+      if (this.aborter.signal.aborted || !this.members.has(member)) continue;
+      const patched = await member.apply(evaluation, device);
+      // A PATCH's answer is the newest copy but not a read: the 5-minute status reads keep their pace.
+      if (patched) this.devices.set(patched.id, { device: patched, at: this.devices.get(patched.id)?.at ?? evaluation.at });
     }
   }
 
@@ -178,7 +261,7 @@ export class SiteGroup {
       this.historyDueAt = now + HISTORY_EVERY_MS;
     } catch (err) {
       if (this.aborter.signal.aborted || (isEnergyApiError(err) && err.code === 'ABORTED')) return;
-      for (const m of members) if (m.needsHistory()) m.readFailed(err);
+      for (const m of members) if (m.needsHistory?.()) m.readFailed(err);
     }
   }
 }

@@ -30,3 +30,11 @@ export function readChartOptions(def: ChartDef, msg: Record<string, unknown>, co
     reduce: (given(reduceIn.v) ? reduceIn.v : 'average') as ChartReduce,
   };
 }
+
+/**
+ * The y-axis title of a Dashboard 2 ui-chart: the unit, above the axis and ending at it. ui-chart's own
+ * place (rotated, beside the axis in the middle) overlaps the tick labels.
+ */
+export function yAxisTitle(unit: ChartUnit): Record<string, unknown> {
+  return { name: unit, nameLocation: 'end', nameGap: 12, nameTextStyle: { align: 'right' } };
+}

@@ -10,7 +10,8 @@ import { FollowStore, followKey, followWindow, isCompleteBucket, selectNew } fro
 import { ChartBuilder, chartSeries, seriesNames, type ChartSeries } from './outputs.js';
 import { readChartOptions, type ChartDef } from './chart-settings.js';
 import { inSlices, nextTurn } from './chunks.js';
-import { pageMessage, splitMessages } from './messages.js';
+import { chartMessage, pageMessage, splitMessages } from './messages.js';
+import { chartPlacement, readPeriod, shiftOf } from './periods.js';
 import { maxRequestsOf } from '../shared/request-budget.js';
 import { OUTPUT_FORMATS, catchUpSeconds, readSettings, resolveRange, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from './query-settings.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
@@ -99,7 +100,7 @@ export = function (RED: NodeAPI): void {
       const { msg, send } = ctx;
       const stopped = (): boolean => runtime.closed;
       const convert = r.settings.options.convert;
-      const chart = output === 'chart' ? new ChartBuilder(convert, readChartOptions(def, msg, convert)) : undefined;
+      const chart = output === 'chart' ? new ChartBuilder(convert, readChartOptions(def, msg, convert), placement(r)) : undefined;
       const { payload: _payload, ...base } = msg;
       const pages = readRange(ctx.client, r, fromTs, toTs);
       const partsId = RED.util.generateId();
@@ -110,6 +111,8 @@ export = function (RED: NodeAPI): void {
         // A page already waiting resolves without a turn of the event loop: give one per page.
         await nextTurn();
         if (stopped()) break;
+        // What the entries cover is known for sure once the service has answered.
+        setPeriod(base, ctx.client, r, fromTs, toTs);
         if (output === 'split') {
           await inSlices(page, (slice) => send([splitMessages(RED.util.cloneMessage, base, r.deviceId, slice)]), stopped, 50);
         } else if (output === 'pages') {
@@ -121,8 +124,22 @@ export = function (RED: NodeAPI): void {
         count += page.length;
         if (page.length) last = page[page.length - 1];
       }
-      if (chart && !stopped()) sendChart(ctx, r, await chart.finish(chartLabels(r), r.device, Boolean(r.settings.options.groupByPhase)), false, count > 0);
+      if (chart && !stopped()) {
+        setPeriod(msg, ctx.client, r, fromTs, toTs);
+        sendChart(ctx, r, await chart.finish(chartLabels(r), r.device, Boolean(r.settings.options.groupByPhase)), false, count > 0);
+      }
       return { count, last };
+    }
+
+    function placement(r: Resolved): ReturnType<typeof chartPlacement> {
+      return chartPlacement(r.settings.kind, r.settings.granularity, r.timezone ?? 'UTC');
+    }
+
+    /** msg.period: the span a long range read covers, under the reading the client knows of the service. */
+    function setPeriod(target: Record<string, unknown>, client: EnergyApiClient, r: Resolved, fromTs: number, toTs: number): void {
+      const period = readPeriod(r.settings.kind, r.settings.granularity, fromTs, toTs, client.longWindow());
+      if (period) target.period = period;
+      else delete target.period;
     }
 
     function chartLabels(r: Resolved): (count: number) => string[] {
@@ -133,11 +150,9 @@ export = function (RED: NodeAPI): void {
     function sendChart(ctx: InputContext<QueryInMsg>, r: Resolved, chart: ChartSeries, follow: boolean, anyEntries: boolean): void {
       const { msg, send } = ctx;
       if (ctx.signal.aborted) return;
-      msg.payload = chart.points;
-      msg.action = follow ? 'append' : 'replace';
-      // Dashboard 2 ui-chart: the unit on the y axis, one colour per category in the series' order, axis labels kept inside.
-      msg.ui_update = { chartOptions: { color: chart.colours, yAxis: { name: chart.unit }, grid: { containLabel: true, bottom: 12 }, legend: { type: 'scroll', top: 22 } } };
-      msg.unit = chart.unit;
+      // The live service's coarse buckets cover their periods 5 minutes early: the axis says so.
+      const shifted = shiftOf(r.settings.kind, r.settings.granularity, ctx.client.longWindow());
+      chartMessage(msg, chart, follow, shifted ? { xAxis: { name: RED._('energy-query.chart.shifted', { period: RED._(`energy-query.chart.periods.${r.settings.granularity}`) }) } } : {});
       if (!follow || anyEntries) send(msg);
     }
 
@@ -149,6 +164,8 @@ export = function (RED: NodeAPI): void {
       if (r.settings.kind === 'long' && r.settings.granularity) msg.granularity = r.settings.granularity;
       else delete msg.granularity;
       msg.timezone = r.timezone ?? 'UTC';
+      // Set by a range read once the service has answered (setPeriod); never one that came in.
+      delete msg.period;
     }
 
     async function emit(ctx: InputContext<QueryInMsg>, r: Resolved, entries: EnergyEntry[], single: boolean, follow: boolean): Promise<void> {
@@ -160,7 +177,7 @@ export = function (RED: NodeAPI): void {
         await inSlices(entries, (slice) => send([splitMessages(RED.util.cloneMessage, base, r.deviceId, slice)]), stopped, 50);
       } else if (output === 'chart') {
         const options = readChartOptions(def, msg, r.settings.options.convert);
-        const chart = await chartSeries(entries, r.settings.options.convert, chartLabels(r), r.device, Boolean(r.settings.options.groupByPhase), options);
+        const chart = await chartSeries(entries, r.settings.options.convert, chartLabels(r), r.device, Boolean(r.settings.options.groupByPhase), options, placement(r));
         sendChart(ctx, r, chart, follow, entries.length > 0);
       } else if (output === 'pages') {
         // Edges and follow reads are small: all of them on one page.
@@ -204,6 +221,7 @@ export = function (RED: NodeAPI): void {
         // The raw entries output is one msg holding the whole array, by its contract.
         const entries = await fetchRange(client, r, fromTs, toTs);
         describeRead();
+        setPeriod(msg, client, r, fromTs, toTs);
         await emit(ctx, r, entries, false, false);
         count = entries.length;
       } else {
@@ -228,9 +246,13 @@ export = function (RED: NodeAPI): void {
       const zone = r.timezone ?? 'UTC';
       const fromTs = kind === 'long' && granularity ? floorToBucket(window.fromTs, granularity, zone) : window.fromTs;
       let entries = toTs > fromTs ? await fetchRange(ctx.client, r, fromTs, toTs) : [];
-      if (kind === 'long' && granularity) entries = entries.filter((e) => isCompleteBucket(e, granularity, zone));
+      if (kind === 'long' && granularity) {
+        const shiftS = shiftOf(kind, granularity, ctx.client.longWindow());
+        entries = entries.filter((e) => isCompleteBucket(e, granularity, zone, shiftS));
+      }
       const { fresh, next } = selectNew(entries, state, window, catchUpS);
       await store.save(key, next);
+      // Follow emits what is new, possibly with gaps, and no msg.period: each entry says what it covers.
       describe(ctx.msg, r, fromTs, toTs);
       await emit(ctx, r, fresh, false, true);
     }

@@ -30,11 +30,16 @@ export function followWindow(state: FollowState, catchUpS: number): FollowWindow
   return { fromTs: threshold, threshold };
 }
 
-/** Long energy: only whole buckets (the still-growing current bucket and partial edges are not emitted). */
-export function isCompleteBucket(entry: EnergyEntry, granularity: Granularity, timezone: string): boolean {
-  const ts = entry.timestamp;
-  if (floorToBucket(ts, granularity, timezone) !== ts) return false;
-  return entry.duration === ts - floorToBucket(ts - 1, granularity, timezone);
+/**
+ * Long energy: only whole buckets (the still-growing current bucket and partial edges are not emitted).
+ * `shiftS` is -300 when the service's buckets cover their clock periods 5 minutes early (its live
+ * reading): an entry then is whole when it covers [B - 300, next B - 300) for clock boundaries B.
+ */
+export function isCompleteBucket(entry: EnergyEntry, granularity: Granularity, timezone: string, shiftS = 0): boolean {
+  if (typeof entry.duration !== 'number') return false;
+  const end = entry.timestamp - shiftS;
+  const start = end - entry.duration;
+  return floorToBucket(end, granularity, timezone) === end && floorToBucket(end - 1, granularity, timezone) === start;
 }
 
 /** Entries not emitted yet, oldest first, and the state after emitting them. */

@@ -1,5 +1,7 @@
 import type { NodeMessage } from 'node-red';
 import type { EnergyEntry } from '../../api/index.js';
+import type { ChartSeries } from './outputs.js';
+import { yAxisTitle } from './chart-settings.js';
 
 /** The input msg without its payload: what every msg of a split or pages output carries along. */
 export type BaseMessage = NodeMessage & Record<string, unknown>;
@@ -35,4 +37,16 @@ export function splitMessages(clone: Clone, base: BaseMessage, deviceId: string,
     out.topic = deviceId;
     return out;
   });
+}
+
+/**
+ * A msg as the chart output sends it: the points, replace or append, and Dashboard 2 ui-chart's options
+ * (`extra` adds to them, such as an x-axis name).
+ */
+export function chartMessage(msg: Record<string, unknown>, chart: ChartSeries, follow: boolean, extra: Record<string, unknown> = {}): void {
+  msg.payload = chart.points;
+  msg.action = follow ? 'append' : 'replace';
+  // Dashboard 2 ui-chart: the unit above the y axis, one colour per category in the series' order, axis labels kept inside.
+  msg.ui_update = { chartOptions: { color: chart.colours, yAxis: yAxisTitle(chart.unit), grid: { containLabel: true, bottom: 12 }, legend: { type: 'scroll', top: 22 }, ...extra } };
+  msg.unit = chart.unit;
 }

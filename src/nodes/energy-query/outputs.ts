@@ -4,7 +4,7 @@ import { colourFor } from './chart-colours.js';
 /** One point for FlowFuse Dashboard 2 `ui-chart` (Series = key `series`, X = key `x`, Y = key `y`). */
 export interface ChartPoint {
   series: string;
-  /** Unix ms of the START of the period the value covers (a day's bar sits on that day). */
+  /** Unix ms of the START of the clock period the value belongs to (a day's bar sits on that day). */
   x: number;
   y: number;
 }
@@ -86,7 +86,18 @@ class GrowingSeries implements SeriesColumns {
   y = new Float64Array(256);
   duration = new Float64Array(256);
 
-  push(x: number, y: number, duration: number): void {
+  /**
+   * Adds a point; a point at the x of the last one is added into it (energy summed, power averaged
+   * over time): two entries of one clock period make one bar, never two at the same place.
+   */
+  push(x: number, y: number, duration: number, energy: boolean): void {
+    const last = this.length - 1;
+    if (last >= 0 && this.x[last] === x) {
+      const seconds = this.duration[last] + duration;
+      this.y[last] = energy ? this.y[last] + y : (this.y[last] * this.duration[last] + y * duration) / seconds;
+      this.duration[last] = seconds;
+      return;
+    }
     if (this.length === this.x.length) {
       const grow = (a: Float64Array): Float64Array<ArrayBuffer> => {
         const bigger = new Float64Array(a.length * 2);
@@ -104,6 +115,12 @@ class GrowingSeries implements SeriesColumns {
   }
 }
 
+/** Where an entry's point goes: unix seconds of the start of the clock period it belongs to. */
+export type PlacePoint = (start: number, duration: number) => number;
+
+/** Entries already aligned to their periods (short energy, 5-minute records): the point at the entry's start. */
+export const atStart: PlacePoint = (start) => start;
+
 /**
  * Chart series built as entries arrive (page by page, oldest first), one per channel or phase group:
  * only numbers are kept, never the entries. `finish` thins each series to maxPoints and yields to the
@@ -113,21 +130,22 @@ export class ChartBuilder {
   private readonly series: GrowingSeries[] = [];
   private channels = 0;
 
-  constructor(private readonly convert: EnergyConversion | undefined, private readonly options: ChartOptions) {}
+  constructor(private readonly convert: EnergyConversion | undefined, private readonly options: ChartOptions, private readonly place: PlacePoint = atStart) {}
 
   add(entries: readonly EnergyEntry[]): void {
     const { unit } = this.options;
+    const energy = unit === 'kWh' || unit === 'Wh';
     for (const entry of entries) {
       const duration = typeof entry.duration === 'number' && entry.duration > 0 ? entry.duration : 0;
       const { field, factor } = joulesSource(entry, this.convert, duration);
       if (!Array.isArray(field)) continue;
       if (field.length > this.channels) this.channels = field.length;
       if (!duration || !factor) continue;
-      const x = (entry.timestamp - duration) * 1000;
+      const x = this.place(entry.timestamp - duration, duration) * 1000;
       for (let i = 0; i < field.length; i += 1) {
         const v: unknown = field[i];
         if (typeof v !== 'number' || !Number.isFinite(v)) continue;
-        (this.series[i] ??= new GrowingSeries()).push(x, inUnit(v * factor, duration, unit), duration);
+        (this.series[i] ??= new GrowingSeries()).push(x, inUnit(v * factor, duration, unit), duration, energy);
       }
     }
   }
@@ -159,9 +177,9 @@ export class ChartBuilder {
  */
 export async function chartSeries(
   entries: readonly EnergyEntry[], convert: EnergyConversion | undefined, labels: (count: number) => string[],
-  device: Device | undefined, grouped: boolean, options: ChartOptions,
+  device: Device | undefined, grouped: boolean, options: ChartOptions, place: PlacePoint = atStart,
 ): Promise<ChartSeries> {
-  const builder = new ChartBuilder(convert, options);
+  const builder = new ChartBuilder(convert, options, place);
   for (let start = 0; start < entries.length; start += CHUNK) {
     if (start > 0) await pause();
     builder.add(entries.slice(start, start + CHUNK));

@@ -1,9 +1,9 @@
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
-import { EnergyApiError, isEnergyApiError, PENDING_POLL_MIN_MS, type Device, type EnergyApiClient, type SwitchState } from '../../api/index.js';
+import type { SwitchState } from '../../api/index.js';
 import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
-import { isConfirmed, parseCommand, stateLabel, switchIdFor, switchToControl } from './command.js';
-import { abortError, DevicePoller, timerSleep } from '../shared/device-poller.js';
-import { SwitchLane, type JobOutcome } from './switch-lane.js';
+import { parseCommand, stateLabel, switchIdFor, switchToControl } from './command.js';
+import type { JobOutcome } from './switch-lane.js';
+import { SwitchTransactions } from './switch-transactions.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
 import { attachDailyCost } from '../shared/request-cost.js';
@@ -29,70 +29,18 @@ export = function (RED: NodeAPI): void {
     const rt = new FlowNodeRuntime(RED, this, def);
     const timeoutS = Number(def.timeout);
     const timeoutMs = (Number.isFinite(timeoutS) && timeoutS > 0 ? timeoutS : DEFAULT_TIMEOUT_S) * 1000;
-    const poller = new DevicePoller(() => rt.client(), timerSleep((fn, ms) => rt.setTimer(fn, ms), (t) => rt.clearTimer(t)), rt.call, rt.now);
-    const lanes = new Map<string, SwitchLane>();
-    /** Per device: when this node last read it, and the read still in flight. */
-    const reads = new Map<string, { at: number; pending?: Promise<Device> }>();
     const key = (k: string, opts?: Record<string, string | number>): string => RED._(`energy-switch-control.${k}`, opts);
+    const transactions = new SwitchTransactions({
+      client: () => rt.client(),
+      call: rt.call,
+      now: rt.now,
+      setTimer: (fn, ms) => rt.setTimer(fn, ms),
+      clearTimer: (t) => rt.clearTimer(t),
+      onSending: (_switchId, target) => rt.busy(key(target === 'closed' ? 'status.closing' : 'status.opening')),
+      warnUncertain: (reason) => rt.node.warn(key('errors.writeUncertain', { reason })),
+    }, timeoutMs);
 
-    rt.onClose(() => {
-      for (const lane of lanes.values()) lane.abandon(abortError());
-      lanes.clear();
-    });
-
-    /**
-     * A fresh read, unless the device was read within the poll spacing or is being polled: then the
-     * client's cached copy (refreshed by every poll and write) is that fresh. Concurrent msgs share one read.
-     */
-    async function readDevice(client: EnergyApiClient, deviceId: string): Promise<Device> {
-      const last = reads.get(deviceId);
-      if (last?.pending) return last.pending;
-      const laneBusy = [...lanes.values()].some((l) => l.deviceId === deviceId && !l.idle);
-      if (poller.busy(deviceId) || laneBusy || (last && rt.now() - last.at < PENDING_POLL_MIN_MS)) {
-        return client.knownDevice(deviceId, { ...rt.call, priority: 'interactive' });
-      }
-      const entry: { at: number; pending?: Promise<Device> } = { at: rt.now() };
-      entry.pending = client.getDevice(deviceId, { ...rt.call, priority: 'interactive' });
-      reads.set(deviceId, entry);
-      try {
-        return await entry.pending;
-      } finally {
-        entry.pending = undefined;
-        entry.at = rt.now();
-      }
-    }
-
-    function laneFor(client: EnergyApiClient, deviceId: string, switchId: string): SwitchLane {
-      const existing = lanes.get(switchId);
-      if (existing) return existing;
-      const lane = new SwitchLane(deviceId, switchId, {
-        timeoutMs,
-        now: rt.now,
-        onSending: (target) => rt.busy(key(target === 'closed' ? 'status.closing' : 'status.opening')),
-        write: async (id, swId, target) => {
-          try {
-            const outcome = await client.updateDevice(id, { switches: [{ id: swId, state: target }] }, { ...rt.call, priority: 'interactive' });
-            return outcome.device;
-          } catch (err) {
-            if (isEnergyApiError(err) && err.status === 403) throw notPermitted(err, client.key);
-            // A server error or a lost answer may come after the service took the change: the poll that
-            // follows tells, and the command ends confirmed or not confirmed (output 2), never unknown.
-            if (mayHaveApplied(err)) {
-              rt.node.warn(key('errors.writeUncertain', { reason: isEnergyApiError(err) ? err.code : String(err) }));
-              return client.knownDevice(id, { signal: rt.signal, priority: 'interactive' });
-            }
-            throw err;
-          }
-        },
-        waitFor: async (id, swId, target, ms) => {
-          const result = await poller.wait(id, (d) => isConfirmed(d, swId, target), ms);
-          reads.set(id, { at: rt.now() });
-          return result;
-        },
-      });
-      lanes.set(switchId, lane);
-      return lane;
-    }
+    rt.onClose(() => transactions.abandon());
 
     function output(msg: SwitchMsg, deviceId: string, switchId: string, outcome: Exclude<JobOutcome, { kind: 'superseded' }>): NodeMessage {
       const sw = outcome.device.switches.find((s) => s.id === switchId);
@@ -113,10 +61,10 @@ export = function (RED: NodeAPI): void {
     rt.onInput<SwitchMsg>(async ({ msg, send, client }) => {
       const deviceId = rt.deviceId(msg);
       const switchId = switchIdFor(deviceId, msg.switchId ?? def.switchId);
-      const device = await readDevice(client, deviceId);
+      const device = await transactions.readDevice(client, deviceId);
       const sw = switchToControl(device, switchId);
       const command = parseCommand(msg.payload, sw);
-      const outcome = await laneFor(client, deviceId, sw.id).submit(command, device);
+      const outcome = await transactions.submit(client, deviceId, sw.id, command, device);
       if (outcome.kind === 'superseded') return;
       const out = output(msg, deviceId, sw.id, outcome);
       if (outcome.kind === 'confirmed') {
@@ -126,26 +74,6 @@ export = function (RED: NodeAPI): void {
         rt.status({ fill: 'yellow', shape: 'ring', text: key('status.notConfirmed') });
         send([null, out]);
       }
-    });
-  }
-
-  /** 5xx, or sent without an answer (reset, timeout, malformed body): the write may have been applied. */
-  function mayHaveApplied(err: unknown): boolean {
-    if (!isEnergyApiError(err) || !err.sent || err.code === 'ABORTED') return false;
-    return err.status >= 500 || err.status === 0;
-  }
-
-  /** A 403 on a switch write means the key lacks the switching permission (spec 4.3 rule 2, 5.4). */
-  function notPermitted(err: EnergyApiError, keyHint: string): EnergyApiError {
-    return new EnergyApiError({
-      status: err.status,
-      code: err.code,
-      message: `switching is not permitted for the API key ${keyHint} (403 ${err.code}): ask the service operator to enable switching for this key`,
-      apiMessage: err.apiMessage,
-      errors: err.errors,
-      method: err.method,
-      path: err.path,
-      sent: true,
     });
   }
 

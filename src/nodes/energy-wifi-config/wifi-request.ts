@@ -1,4 +1,4 @@
-import { EnergyApiError, type Device } from '../../api/index.js';
+import { EnergyApiError, isWpaPsk, WPA_PSK_RULE, type Device } from '../../api/index.js';
 
 /**
  * Reading msg.payload and shaping the output. The device rules (6MW series only, firmware, SSID
@@ -31,15 +31,9 @@ export function parseWifiRequest(payload: unknown, credentialPsk: string | undef
   if (!secret) {
     throw EnergyApiError.invalid(`no PSK for network "${ssid}": send msg.payload.psk or set the node's password`);
   }
-  if (!isValidPsk(secret)) {
-    throw EnergyApiError.invalid('the PSK must be a WPA2 passphrase of 8 to 63 characters');
-  }
+  // Refused before anything is sent; the error says the rule, never the PSK.
+  if (!isWpaPsk(secret)) throw EnergyApiError.invalid(`the PSK must be ${WPA_PSK_RULE}`);
   return { ssid, psk: secret, wifiOff: false };
-}
-
-/** The service takes passphrases of 8 to 63 characters only (it answers 422 to a 64-digit hex key). */
-function isValidPsk(psk: string): boolean {
-  return psk.length >= 8 && psk.length <= 63;
 }
 
 /** Nothing of the WiFi change is waiting for the device any more. */

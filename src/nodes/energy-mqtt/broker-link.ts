@@ -1,0 +1,124 @@
+import type { NodeStatus } from 'node-red';
+
+/** A message as MQTT.js hands it to a subscription callback (the parts used here). */
+export interface Packet {
+  retain?: boolean;
+}
+
+/** What the node uses of Node-RED's core `mqtt-broker` config node (core/network/10-mqtt.js). */
+export interface MqttBrokerNode {
+  id: string;
+  type: string;
+  connected?: boolean;
+  register(user: BrokerUser): void;
+  deregister(user: BrokerUser, done: () => void, autoDisconnect?: boolean): void;
+  publish(msg: { topic: string; payload: string; qos: number; retain: boolean }, done?: (err?: unknown) => void): void;
+  subscribe(topic: string, options: { qos: number }, callback: (topic: string, payload: Buffer, packet: Packet) => void, ref: string): void;
+  unsubscribe(topic: string, ref: string, removeClientSubscription: boolean): void;
+}
+
+/** What the broker node keeps of each user: an id, and a status it pushes on every connect, reconnect attempt and loss. */
+interface BrokerUser {
+  id: string;
+  status(status: NodeStatus): void;
+}
+
+/** The config node, if it is an `mqtt-broker` (deployed, with the methods the core nodes use). */
+export function asBroker(node: unknown): MqttBrokerNode | undefined {
+  const b = node as Partial<MqttBrokerNode> | null | undefined;
+  if (!b || b.type !== 'mqtt-broker') return undefined;
+  const methods = [b.register, b.deregister, b.publish, b.subscribe, b.unsubscribe];
+  return methods.every((m) => typeof m === 'function') ? (b as MqttBrokerNode) : undefined;
+}
+
+export interface LinkEvents {
+  /** Connected: at start, or back after a loss (everything published so far has just been sent again). */
+  up(): void;
+  /** The connection is lost (once per loss, not per reconnect attempt). */
+  down(): void;
+  /** A publish the broker refused (the topic, and why). */
+  failed(topic: string, err: unknown): void;
+}
+
+/**
+ * The node's use of the shared broker connection. Everything it publishes is a retained state: the
+ * latest payload per topic is kept, sent when connected, and sent again whenever the connection comes
+ * back (the broker may have lost its retained messages) or on `resend()` (Home Assistant's birth).
+ * The broker node's status pushes go to a stand-in user, so they tell the link about the connection
+ * without overwriting the node's own status.
+ */
+export class BrokerLink {
+  private readonly latest = new Map<string, string>();
+  private readonly subscriptions = new Set<string>();
+  private readonly user: BrokerUser;
+  private up = false;
+  private closed = false;
+
+  constructor(private readonly broker: MqttBrokerNode, private readonly ref: string, private readonly events: LinkEvents) {
+    this.user = { id: ref, status: () => this.follow() };
+  }
+
+  get connected(): boolean {
+    return this.up;
+  }
+
+  /** Registers with the broker node (its first user makes it connect). */
+  start(): void {
+    this.broker.register(this.user);
+    this.follow();
+  }
+
+  /**
+   * Publishes a retained state, unless the topic already holds it (it is then sent again only on `resend()`,
+   * or when `force`d: a state sent back to correct what a command's sender assumed).
+   */
+  publish(topic: string, payload: string, force = false): void {
+    if (this.closed || (!force && this.latest.get(topic) === payload)) return;
+    this.latest.set(topic, payload);
+    if (this.up) this.send(topic, payload);
+  }
+
+  /** Sends every retained state again, in the order first published (discovery before states). */
+  resend(): void {
+    if (!this.up || this.closed) return;
+    for (const [topic, payload] of this.latest) this.send(topic, payload);
+  }
+
+  subscribe(topic: string, handler: (payload: string, packet: Packet) => void): void {
+    this.subscriptions.add(topic);
+    this.broker.subscribe(topic, { qos: 1 }, (_topic, payload, packet) => {
+      if (!this.closed) handler(payload.toString('utf8'), packet ?? {});
+    }, this.ref);
+  }
+
+  unsubscribe(topic: string): void {
+    if (this.subscriptions.delete(topic)) this.broker.unsubscribe(topic, this.ref, true);
+  }
+
+  /** Unsubscribes and leaves the broker node (which disconnects with its last user when `removed`). */
+  close(removed: boolean): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    for (const topic of [...this.subscriptions]) this.unsubscribe(topic);
+    return new Promise((resolve) => this.broker.deregister(this.user, resolve, removed));
+  }
+
+  private follow(): void {
+    if (this.closed) return;
+    const now = this.broker.connected === true;
+    if (now === this.up) return;
+    this.up = now;
+    if (now) {
+      this.resend();
+      this.events.up();
+    } else {
+      this.events.down();
+    }
+  }
+
+  private send(topic: string, payload: string): void {
+    this.broker.publish({ topic, payload, qos: 1, retain: true }, (err) => {
+      if (err && !this.closed) this.events.failed(topic, err);
+    });
+  }
+}

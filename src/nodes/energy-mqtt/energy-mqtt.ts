@@ -1,0 +1,147 @@
+import type { Node, NodeAPI, NodeMessageInFlow } from 'node-red';
+import { EnergyApiError } from '../../api/index.js';
+import { siteGroup } from '../energy-load-control/site.js';
+import { persistentStore } from '../energy-load-control/persist.js';
+import { SwitchTransactions } from '../energy-switch-control/switch-transactions.js';
+import { toError } from '../shared/errors.js';
+import { FlowNodeRuntime } from '../shared/flow-node.js';
+import { loadControlRegistry } from '../shared/load-control-registry.js';
+import { upgradeSavedConfig } from '../shared/migrations.js';
+import { describeValue } from '../shared/msg-guard.js';
+import { attachDailyCost } from '../shared/request-cost.js';
+import { asBroker, BrokerLink, type MqttBrokerNode } from './broker-link.js';
+import { DeviceBridge, type BridgeHost } from './device-bridge.js';
+import { isPermanent, resolveDevices } from './devices.js';
+import { migrations } from './migrations.js';
+import { MqttNodeStatus } from './node-status.js';
+import { parseSettings, type EnergyMqttDef, type MqttSettings } from './settings.js';
+import { haStatusTopic } from './topics.js';
+import { TotalsStore } from './totals-store.js';
+
+/** As energy-switch-control's default: a switch command not confirmed by then is reported as such. */
+const SWITCH_TIMEOUT_S = 180;
+/** A start that failed for a passing reason (outage, 5xx) is tried again after this long. */
+const RETRY_START_MS = 60_000;
+/** A broker not reached by then (a wrong address, none running) is worth one warning. */
+const FIRST_CONNECT_MS = 10_000;
+let warnedNoStore = false;
+
+export = function (RED: NodeAPI): void {
+  function EnergyMqttNode(this: Node, def: EnergyMqttDef): void {
+    RED.nodes.createNode(this, def);
+    def = upgradeSavedConfig(this, def, migrations);
+    const node = this;
+    const rt = new FlowNodeRuntime(RED, node, def);
+    let deviceCount: number | undefined;
+    attachDailyCost(RED, node, def, () => ({ nowMs: rt.now(), deviceCount }));
+    const t = (key: string, values?: Record<string, string | number>): string => RED._(`energy-mqtt.${key}`, values);
+
+    const status = new MqttNodeStatus(rt, node, t);
+    let settings: MqttSettings;
+    let broker: MqttBrokerNode;
+    try {
+      settings = parseSettings(def);
+      const found = asBroker(RED.nodes.getNode(def.broker ?? ''));
+      if (!found) throw EnergyApiError.invalid('no MQTT broker: select an mqtt-broker config node (the one the mqtt in/out nodes use)');
+      broker = found;
+      rt.client();
+    } catch (err) {
+      // Bad input: a red status and an error, nothing published, every msg refused with the same error.
+      status.refuse(err);
+      return rt.onInput(async () => { throw err; });
+    }
+    const client = rt.client();
+    const store = persistentStore(RED);
+    if (!store && !warnedNoStore) {
+      warnedNoStore = true;
+      node.warn(t('errors.noPersistentStore'));
+    }
+    const totals = new TotalsStore(node, store);
+    const bridges: DeviceBridge[] = [];
+    let fatal: unknown;
+    const link = new BrokerLink(broker, node.id, {
+      up: () => status.up(),
+      down: () => status.down(),
+      failed: (topic, err) => status.failed(new Error(`the broker refused a publish to ${topic}: ${toError(err).message}`)),
+    });
+    const transactions = new SwitchTransactions({
+      client: () => rt.client(), call: rt.call, now: rt.now, setTimer: (fn, ms) => rt.setTimer(fn, ms), clearTimer: (tm) => rt.clearTimer(tm),
+      onSending: () => undefined,
+      warnUncertain: (reason) => node.warn(t('errors.writeUncertain', { reason })),
+    }, SWITCH_TIMEOUT_S * 1000);
+    const host: BridgeHost = {
+      client: () => rt.client(), call: rt.call, now: rt.now, settings, link, store: totals, transactions, timeoutS: SWITCH_TIMEOUT_S,
+      registry: loadControlRegistry(client),
+      budget: () => client.rateLimitState().dailyRemaining,
+      publish: (topic, payload, force) => link.publish(topic, payload, force),
+      failed: (err) => status.failed(err),
+      readOk: () => status.ok(),
+      setTimer: (fn, ms) => rt.setTimer(fn, ms), clearTimer: (tm) => rt.clearTimer(tm),
+      refused: (err, msg) => status.refused(err, msg),
+    };
+
+    async function start(): Promise<void> {
+      try {
+        await totals.load();
+        const { devices, uninitialised } = await resolveDevices(client, settings.devices, { ...rt.call, priority: 'normal' });
+        if (uninitialised.length > 0) node.warn(t('errors.uninitialised', { devices: uninitialised.join(', ') }));
+        if (rt.closed) return;
+        deviceCount = devices.length + uninitialised.length;
+        status.devices = devices.length;
+        for (const device of devices) {
+          const bridge = new DeviceBridge(host, device);
+          bridges.push(bridge);
+          bridge.start();
+          const group = siteGroup(client, device.id, rt.now);
+          group.join(bridge.member);
+          rt.onClose(() => group.leave(bridge.member));
+        }
+        status.show();
+      } catch (err) {
+        if (rt.closed) return;
+        if (isPermanent(err)) {
+          // A device not on the key, a refused key: nothing is published, and the broker connection is let go.
+          fatal = err;
+          status.refuse(err);
+          return void link.close(false);
+        }
+        status.failed(err);
+        rt.setTimer(() => { started = start(); }, RETRY_START_MS);
+      }
+    }
+
+    if (settings.discovery) {
+      // Home Assistant's birth message: it has (re)started and needs every discovery payload and state again.
+      link.subscribe(haStatusTopic(settings.discoveryPrefix), (payload, packet) => {
+        if (!packet.retain && payload.trim() === 'online') link.resend();
+      });
+    }
+    link.start();
+    status.show();
+    rt.setTimer(() => { if (!status.connected) status.down(); }, FIRST_CONNECT_MS);
+    let started = start();
+
+    rt.onInput<NodeMessageInFlow>(async ({ msg }) => {
+      const command = typeof msg.payload === 'string' ? msg.payload.trim().toLowerCase() : '';
+      if (command !== 'refresh' && command !== 'republish') {
+        throw EnergyApiError.invalid(`msg.payload ${describeValue(msg.payload)} is not a command: send "refresh" (read now) or "republish" (send discovery and every state again)`);
+      }
+      await started;
+      if (fatal) throw fatal;
+      if (command === 'republish') return link.resend();
+      await Promise.all(bridges.map(async (b) => {
+        await siteGroup(client, b.deviceId, rt.now).evaluate();
+        await b.settled();
+      }));
+    });
+
+    node.on('close', (removed: boolean, done: () => void) => {
+      transactions.abandon();
+      for (const bridge of bridges) bridge.close();
+      if (removed) totals.forget();
+      void link.close(removed).finally(done);
+    });
+  }
+
+  RED.nodes.registerType('energy-mqtt', EnergyMqttNode as unknown as Parameters<NodeAPI['nodes']['registerType']>[1]);
+};

@@ -1,0 +1,66 @@
+'use strict';
+// What the energy-store tests share: a user directory per test, the store's flow beside an energy-query, and
+// reading the database a test wrote with the database's own client (not with the node under test).
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { sqliteProblem } = require('../../dist/nodes/energy-store/backends/sqlite.js');
+
+/** node:sqlite is there (Node.js 22.13+): the SQLite tests run; on Node.js 20 the clear-error test runs instead. */
+const HAS_SQLITE = sqliteProblem() === undefined;
+
+function tempDir(prefix = 'energy-store-') {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** An energy-query wired into an energy-store (id "store"), whose three outputs go to helpers written/read/resume. */
+function queryIntoStore(query, store) {
+  return [
+    { id: 'query', type: 'energy-query', api: 'api', kind: 'long', query: 'range', granularity: '5m', output: 'entries', maxRequests: 200, wires: [['store']], ...query },
+    { id: 'store', type: 'energy-store', backend: 'sqlite', file: 'energy.sqlite', retention: 0, queueLimit: 100, wires: [['written'], ['read'], ['resume']], ...store },
+  ];
+}
+
+/** Rows of the `energy` table of a SQLite file, read with node:sqlite directly. */
+function sqliteRows(file, where = '1 = 1') {
+  const { DatabaseSync } = require('node:sqlite');
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    return db.prepare(`SELECT * FROM energy WHERE ${where} ORDER BY device, kind, granularity, ts, channel`).all();
+  } finally {
+    db.close();
+  }
+}
+
+/** Sum of eReal per channel (Joules) of entries. */
+function sumByChannel(entries, field = 'eReal') {
+  const sums = [];
+  for (const e of entries) (e[field] || []).forEach((v, i) => { sums[i] = (sums[i] || 0) + (v || 0); });
+  return sums;
+}
+
+/**
+ * In a mocha before(): skips the suite with one line when a database server is not installed here, but fails
+ * in CI (CI=true), where .ci/run installs it: a missing server must never pass as a skip there.
+ */
+function requireServer(ctx, present, what) {
+  if (present) return;
+  if (process.env.CI) throw new Error(`${what} is not installed: .ci/run installs it (apt-get), so CI cannot skip these tests`);
+  console.log(`      ${what} is not installed here: skipped (CI installs it)`);
+  ctx.skip();
+}
+
+/** Node-RED's core link nodes (link in, link out, link call) of the runtime under test, to load beside the package's. */
+function linkNodes() {
+  const { NODE_RED_MAJOR } = require('./env');
+  const runtime = path.dirname(require.resolve(NODE_RED_MAJOR === '5' ? 'node-red-5/package.json' : 'node-red/package.json'));
+  return require(require.resolve('@node-red/nodes/core/common/60-link.js', { paths: [runtime] }));
+}
+
+/** The test's own view of the service (to compare the store with), on the simulator's clock, not the node's limiter. */
+function serviceClient(sim) {
+  const { EnergyApiClient } = require('../../dist/api');
+  return new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: sim.keys.full, tps: 100, now: () => sim.control.now() * 1000 });
+}
+
+module.exports = { serviceClient, linkNodes, requireServer, HAS_SQLITE, tempDir, queryIntoStore, sqliteRows, sumByChannel };
