@@ -10,6 +10,8 @@ const EXAMPLES_DIR = path.join(__dirname, '..', 'examples');
 const DEMO_CONFIG_ID = '4e3a9c2f10d0c0f1';
 /** The credential the demo config node carries: resolved from the Node-RED process env. */
 const KEY_REFERENCE = '${ENERGY_API_KEY}';
+/** The Amber key of the examples' energy-price nodes, the same way (the simulator's demo key in `npm start`). */
+const AMBER_KEY_REFERENCE = '${AMBER_API_KEY}';
 
 /** The showcases open first in the demo; the one-per-node examples follow alphabetically. */
 const FIRST = ['Energy dashboard', 'Three loads by priority on solar surplus', 'Daily energy report', 'Energy per day chart (Dashboard 2)'];
@@ -23,6 +25,7 @@ const DISABLED_IN_DEMO = [
   'Three loads by priority on solar surplus', 'Hot water on solar surplus',
   'Peak limit - shed loads above a site limit', 'Switch a load on a power threshold', 'Switch control',
   'Home Assistant via MQTT',
+  'Hot water - solar first, cheapest slots otherwise, 3 h by 5 pm', 'Pool pump - 4 h a day in the cheapest slots',
   // They need a database server the demo does not start.
   'Write to InfluxDB', 'Write to PostgreSQL',
 ];
@@ -58,7 +61,13 @@ function demoConfigNode(base, baseUrl) {
   return { ...base, id: DEMO_CONFIG_ID, type: 'energy-api', baseUrl, credentials: { apiKey: KEY_REFERENCE } };
 }
 
-function buildDemoFlows({ baseUrl, name = 'Energy API', examples = readExamples(), sqlite = hasSqlite() }) {
+/** An example's energy-price node in the demo: the Amber address given (the simulator's) and the key by reference only. */
+function demoPriceNode(node, amberUrl) {
+  if (node.type !== 'energy-price' || node.source === 'messages') return node;
+  return { ...node, ...(amberUrl ? { baseUrl: amberUrl } : {}), credentials: { apiKey: AMBER_KEY_REFERENCE } };
+}
+
+function buildDemoFlows({ baseUrl, amberUrl, name = 'Energy API', examples = readExamples(), sqlite = hasSqlite() }) {
   const tabs = [];
   const flowNodes = [];
   const configs = new Map();
@@ -74,7 +83,7 @@ function buildDemoFlows({ baseUrl, name = 'Energy API', examples = readExamples(
       if (isFlowNode(node) || node.type === 'group') {
         if (seen.has(node.id)) throw new Error(`${example.name}: node id ${node.id} is used by another example`);
         seen.add(node.id);
-        flowNodes.push(node);
+        flowNodes.push(demoPriceNode(node, amberUrl));
       } else if (!configs.has(node.id)) {
         configs.set(node.id, node);
       }
@@ -85,4 +94,4 @@ function buildDemoFlows({ baseUrl, name = 'Energy API', examples = readExamples(
   return [...tabs, ...configs.values(), ...flowNodes];
 }
 
-module.exports = { DISABLED_IN_DEMO, NEEDS_SQLITE, hasSqlite, disabledInDemo, DEMO_CONFIG_ID, KEY_REFERENCE, EXAMPLES_DIR, readExamples, buildDemoFlows, demoConfigNode };
+module.exports = { DISABLED_IN_DEMO, NEEDS_SQLITE, hasSqlite, disabledInDemo, DEMO_CONFIG_ID, KEY_REFERENCE, AMBER_KEY_REFERENCE, EXAMPLES_DIR, readExamples, buildDemoFlows, demoConfigNode };

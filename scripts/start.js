@@ -102,11 +102,11 @@ async function waitForEditor(editorUrl, child, logs) {
  * First start (or reset): deploy the demo flows. Later starts keep the user's flows and only
  * re-point the demo config node when it targets a simulator or ENERGY_API_URL is given.
  */
-async function deployFlows(editorUrl, { baseUrl, real, reset }) {
+async function deployFlows(editorUrl, { baseUrl, amberUrl, real, reset }) {
   const current = await adminRequest(editorUrl, 'GET', 'flows');
   const existing = current.flows || [];
   if (reset || existing.length === 0) {
-    await adminRequest(editorUrl, 'POST', 'flows', { flows: buildDemoFlows({ baseUrl, name: real ? 'Energy API' : 'Energy API (simulator)' }) });
+    await adminRequest(editorUrl, 'POST', 'flows', { flows: buildDemoFlows({ baseUrl, amberUrl, name: real ? 'Energy API' : 'Energy API (simulator)' }) });
     return 'deployed';
   }
   const config = existing.find((n) => n.id === DEMO_CONFIG_ID);
@@ -154,15 +154,20 @@ async function start(opts = {}) {
   let simulator = null;
   let apiKey;
   let baseUrl;
+  // Amber prices: the simulator's endpoint and demo key, or AMBER_API_URL and AMBER_API_KEY when given.
+  let amberUrl = env.AMBER_API_URL;
+  let amberKey = env.AMBER_API_KEY || '';
   if (real) {
     baseUrl = apiUrl.replace(/\/+$/, '');
     apiKey = opts.apiKey || env.ENERGY_API_KEY;
   } else {
-    const { startSimulator, SIM_KEYS } = require(path.join(ROOT, 'dist/simulator/index.js'));
+    const { startSimulator, SIM_KEYS, SIM_AMBER_KEY } = require(path.join(ROOT, 'dist/simulator/index.js'));
     // Switch states, labels and other PATCHed values survive a restart (the user directory is git-ignored).
     simulator = await startSimulator({ port: simPort, host: '127.0.0.1', stateFile: path.join(userDir, SIM_STATE_FILE) });
     baseUrl = simulator.baseUrl;
     apiKey = SIM_KEYS.full;
+    amberUrl ??= simulator.amberUrl;
+    if (!env.AMBER_API_URL) amberKey = SIM_AMBER_KEY;
   }
 
   const logs = [];
@@ -174,7 +179,7 @@ async function start(opts = {}) {
     // The key reaches Node-RED only through its environment (`${ENERGY_API_KEY}` credential).
     child = spawn(node, [redJs, '-u', userDir, '-p', String(editorPort), '-s', SETTINGS_FILE], {
       cwd: userDir,
-      env: { ...env, ENERGY_API_KEY: apiKey, NODE_RED_HOST: '127.0.0.1' },
+      env: { ...env, ENERGY_API_KEY: apiKey, AMBER_API_KEY: amberKey, NODE_RED_HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const collect = (chunk) => {
@@ -188,7 +193,7 @@ async function start(opts = {}) {
     child.stderr.on('data', collect);
     const editorUrl = `http://127.0.0.1:${editorPort}/`;
     await waitForEditor(editorUrl, child, logs);
-    const flows = await deployFlows(editorUrl, { baseUrl, real, reset: Boolean(opts.reset) });
+    const flows = await deployFlows(editorUrl, { baseUrl, amberUrl, real, reset: Boolean(opts.reset) });
 
     let stopping = null;
     return {

@@ -3,7 +3,8 @@
 import { parseArgs } from 'node:util';
 import { createExtraSites } from './extraSites.js';
 import { createFleet } from './fleet.js';
-import { SIM_DEVICES, SIM_KEYS, startSimulator, type SimulatorOptions } from './index.js';
+import { SIM_AMBER_KEY, SIM_DEVICES, SIM_KEYS, startSimulator, type SimulatorOptions } from './index.js';
+import { createAmberSites } from './prices/sites.js';
 import type { HeaderStyle, LongWindow } from './types.js';
 
 const HELP = `Usage: energy-api-simulator [options]
@@ -42,7 +43,9 @@ Options:
 
 Demo API key (full access): ${SIM_KEYS.full}
 Other keys: read-only ${SIM_KEYS.readOnly}, no switching ${SIM_KEYS.writeNoSwitch}
-Control (no key): /__sim/{log,clock,faults,outage,report/<id>,reset,limits}
+Amber-compatible prices for the Australian devices: http://HOST:PORT/amber/v1 (/sites,
+/sites/<siteId>/prices/current, /sites/<siteId>/prices), key ${SIM_AMBER_KEY}, 50 requests per 5 min
+Control (no key): /__sim/{log,clock,faults,outage,report/<id>,reset,limits,amber-limits}
 `;
 
 function number(name: string, text: string | undefined): number | undefined {
@@ -105,7 +108,9 @@ async function main(): Promise<void> {
   console.log('Devices:');
   for (const [name, id] of Object.entries(SIM_DEVICES)) console.log(`  ${id}  ${models.get(id)?.padEnd(8)} ${name}`);
   for (const d of createExtraSites(options.extraDevices ?? 0, fleet)) console.log(`  ${d.id}  ${d.model.padEnd(8)} ${d.label}`);
-  console.log(`Control: ${sim.url}/__sim/{log,clock,faults,outage,report/<id>,reset,limits}`);
+  console.log(`Amber-compatible prices at ${sim.amberUrl} (key ${SIM_AMBER_KEY}); sites:`);
+  for (const site of createAmberSites(createFleet(fleet), fleet.seed).values()) console.log(`  ${site.id}  for ${site.deviceId}`);
+  console.log(`Control: ${sim.url}/__sim/{log,clock,faults,outage,report/<id>,reset,limits,amber-limits}`);
   const stop = (): void => {
     sim.close().then(() => process.exit(0), () => process.exit(1));
   };

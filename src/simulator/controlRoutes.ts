@@ -53,6 +53,11 @@ export function handleControl(state: SimulatorState, method: string, path: strin
     if (route === 'POST /__sim/faults') { state.setFaults(faultSettings(jsonObject(rawBody))); return done; }
     if (route === 'POST /__sim/limits') { state.setLimits(limitSettings(jsonObject(rawBody))); return done; }
     if (route === 'POST /__sim/reset') { state.reset(); return done; }
+    if (route === 'POST /__sim/amber-limits') {
+      const body = jsonObject(rawBody);
+      state.setAmberLimits({ limit: num(body, 'limit'), windowS: num(body, 'windowS') });
+      return done;
+    }
     if (route === 'POST /__sim/outage') {
       const body = jsonObject(rawBody);
       if (typeof body.deviceId !== 'string') throw new Error('deviceId must be a string');

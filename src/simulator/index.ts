@@ -2,10 +2,13 @@
 import type { AddressInfo } from 'node:net';
 import { SIM_DEVICES, SIM_KEYS } from './fleet.js';
 import { BASE_PATH, createSimServer } from './server.js';
+import { AMBER_BASE_PATH } from './prices/amberApi.js';
 import { SimulatorState } from './state.js';
 import type { HeaderStyle, LongWindow, SimulatorControl } from './types.js';
 
 export { SIM_DEVICES, SIM_KEYS } from './fleet.js';
+export { SIM_AMBER_KEY, amberSiteId } from './prices/sites.js';
+export { AMBER_BASE_PATH } from './prices/amberApi.js';
 export type {
   ClockSettings, FaultSettings, HeaderStyle, LimitSettings, LoggedRequest, LongWindow, OutageWindow, SimulatorControl,
 } from './types.js';
@@ -58,6 +61,8 @@ export interface Simulator {
   url: string;
   /** url + '/v3': the API base address. */
   baseUrl: string;
+  /** url + '/amber/v1': the Amber-compatible price API's base address (key: SIM_AMBER_KEY). */
+  amberUrl: string;
   port: number;
   keys: typeof SIM_KEYS;
   control: SimulatorControl;
@@ -80,6 +85,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   return {
     url,
     baseUrl: `${url}${BASE_PATH}`,
+    amberUrl: `${url}${AMBER_BASE_PATH}`,
     port,
     keys: SIM_KEYS,
     control: state,

@@ -7,6 +7,8 @@ import { parseQuery } from './query.js';
 import type { Reply } from './reply.js';
 import type { SimulatorState } from './state.js';
 import type { LoggedRequest } from './types.js';
+import { AMBER_BASE_PATH, handleAmber } from './prices/amberApi.js';
+import { SIM_AMBER_KEY } from './prices/sites.js';
 
 export const BASE_PATH = '/v3';
 
@@ -109,6 +111,13 @@ async function serve(state: SimulatorState, req: IncomingMessage, res: ServerRes
     send(res, reply, headers, text);
   };
 
+  if (url.pathname.startsWith(`${AMBER_BASE_PATH}/`)) {
+    // The price endpoint: its own key and its own limit (no faults of the energy API).
+    if (key !== SIM_AMBER_KEY) return respond({ status: 401, body: { message: 'API key is missing or invalid' } });
+    const limit = state.amberLimiter.take(key, state.clock.now());
+    if (!limit.ok) return respond({ status: 429, body: { message: 'Too many requests' } }, limit.headers);
+    return respond(handleAmber(state.amberSites, method, url.pathname.slice(AMBER_BASE_PATH.length), params, state.clock.now()), limit.headers);
+  }
   if (!url.pathname.startsWith(`${BASE_PATH}/`)) return respond(errorReply(notFound()));
 
   const fault = state.faults.next();

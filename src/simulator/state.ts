@@ -4,6 +4,8 @@ import { FaultInjector } from './faults.js';
 import { createExtraSites } from './extraSites.js';
 import { createFleet, keyGrants, type FleetOptions, type KeyGrant } from './fleet.js';
 import { RateLimiter } from './rateLimit.js';
+import { AmberLimiter, type AmberLimitSettings } from './prices/amberLimit.js';
+import { createAmberSites, type AmberSite } from './prices/sites.js';
 import { readStateFile, restore, snapshot, writeStateFile, type SavedState } from './persistence.js';
 import { reportNow, settle } from './reporting.js';
 import type {
@@ -54,6 +56,9 @@ export class SimulatorState implements SimulatorControl {
   readonly seed: number;
   /** Whether arrivals are stamped by a front process (StateOptions.arrivalStampHeader). */
   readonly stampsFromFront: boolean;
+  /** The Amber-compatible price endpoint's sites and its own rate limit. */
+  readonly amberSites: ReadonlyMap<string, AmberSite>;
+  readonly amberLimiter = new AmberLimiter();
 
   private lastSaved = '';
 
@@ -69,6 +74,7 @@ export class SimulatorState implements SimulatorControl {
     this.loadFleet();
     this.grants = keyGrants(this.extraSites().map((d) => d.id));
     if (saved) restore(this.devices, saved);
+    this.amberSites = createAmberSites(this.devices.values(), this.seed);
     this.persist();
   }
 
@@ -164,9 +170,18 @@ export class SimulatorState implements SimulatorControl {
     this.limiter.tps = this.options.tps ?? 5;
     this.limiter.tpd = this.options.tpd ?? 10000;
     this.limiter.headerStyle = this.options.headerStyle ?? 'live';
+    this.amberLimiter.clear();
+    this.amberLimiter.limit = 50;
+    this.amberLimiter.windowS = 300;
     this.longWindow = this.options.longWindow ?? 'timestamp';
     this.clock.reset();
     this.persist();
+  }
+
+  setAmberLimits(settings: AmberLimitSettings): void {
+    if (settings.limit !== undefined) this.amberLimiter.limit = settings.limit;
+    if (settings.windowS !== undefined) this.amberLimiter.windowS = settings.windowS;
+    this.amberLimiter.clear();
   }
 
   setLimits(settings: LimitSettings): void {

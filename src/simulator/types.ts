@@ -74,6 +74,8 @@ export interface SimulatorControl {
   reportNow(deviceId: string): void;
   reset(): void;
   setLimits(settings: LimitSettings): void;
+  /** The price endpoint's rate limit: `limit` requests per `windowS` (default 50 per 300 s); clears its windows. */
+  setAmberLimits(settings: { limit?: number; windowS?: number }): void;
 }
 
 /** A change waiting for the device to pick it up at one of its reports. */

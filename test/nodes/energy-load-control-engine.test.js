@@ -239,10 +239,27 @@ describe('energy-load-control engine (pure)', function () {
     assert.throws(() => parseDef({ deviceId: dev, switchId: '1', mode: 'peak' }), /limit/);
     assert.throws(() => parseDef({ deviceId: dev, switchId: '1', mode: 'threshold', onAbove: 100, offBelow: 200 }), /hysteresis/);
     assert.throws(() => parseDef({ deviceId: dev, switchId: '1', interval: 2 }), /at least 5 s/);
-    assert.throws(() => parseDef({ deviceId: dev, switchId: '1', mode: 'boost' }), /threshold, surplus or peak/);
+    assert.throws(() => parseDef({ deviceId: dev, switchId: '1', mode: 'boost' }), /threshold, surplus, peak or price/);
     assert.throws(() => parseDef({ deviceId: dev, switchId: '', mode: 'surplus' }), /no switch/);
     assert.throws(() => parseDef({ switchId: '1' }), /no device id/);
     assert.throws(() => parseDef({ deviceId: dev, switchId: '1', minOn: -5 }), /minOn/);
+  });
+
+  it('checks the run target: none unless asked for; runFor by a local time in surplus or price mode; clear refusals', function () {
+    const dev = 'D630000000002';
+    const def = (extra) => parseDef({ deviceId: dev, switchId: '1', mode: 'surplus', ...extra });
+    assert.equal(def({}).settings.target, undefined, 'a node without a target decides as before');
+    assert.deepEqual(def({ runFor: '10800', by: '17:00', maxPrice: '0.5', cheapBelow: 0 }).settings.target,
+      { runForS: 10800, byMinute: 1020, minBlockS: 1800, maxPriceMicros: 500000, cheapBelowMicros: 0 });
+    assert.deepEqual(def({ mode: 'price', runFor: 3600, minBlock: 600, tariff: 'tariff-1' }).settings.target,
+      { runForS: 3600, byMinute: 1440, minBlockS: 600, maxPriceMicros: undefined, cheapBelowMicros: undefined });
+    assert.equal(def({ mode: 'price', runFor: 3600, tariff: ' t1 ' }).tariffId, 't1');
+    assert.throws(() => def({ mode: 'threshold', onAbove: 1, offBelow: 0, runFor: 3600 }), /planned in surplus or price mode, not in threshold mode/);
+    assert.throws(() => def({ mode: 'price' }), /price mode needs runFor .* or cheapBelow/);
+    assert.throws(() => def({ runFor: 3600, maxPrice: 0.3, cheapBelow: 0.4 }), /cheapBelow \(0\.4\) is above maxPrice \(0\.3\)/);
+    assert.throws(() => def({ runFor: 3600, by: '25:00' }), /by "25:00" is not a local time/);
+    assert.throws(() => def({ runFor: 90000 }), /more than a day/);
+    assert.throws(() => def({ runFor: 3600, maxPrice: 'dear' }), /maxPrice: "dear" is not a price/);
   });
 
   it('reads commands: on/off with or without a duration, auto, evaluate; refuses anything else', function () {

@@ -51,26 +51,32 @@ function useLoadControlSuite(startAt) {
   /** Loads the load-control nodes (ids made unique per test: a load remembers its holds per node id), a helper on each output, a Catch. */
   f.setup = (key, ...loadNodes) => f.setupFlow(loadNodes, { key });
 
-  /** As setup, with `others` (and the node `modules` they need) in the same flow. */
-  f.setupFlow = async (loadNodes, { key, others = [], modules = [] } = {}) => {
+  /** The serial the next setup gives its nodes (`<id>-<serial>`), and taking one for a flow built by hand. */
+  f.nextSerial = () => f.serial + 1;
+  f.takeSerial = () => (f.serial += 1);
+
+  /** As setup, with `others` (and the node `modules` and `credentials` they need) in the same flow. */
+  f.setupFlow = async (loadNodes, { key, others = [], modules = [], credentials = {} } = {}) => {
     f.serial += 1;
     const api = apiConfig(f.sim, key ?? f.sim.keys.full, { tps: 100 });
-    const named = loadNodes.map((n) => ({ ...n, id: `${n.id}-${f.serial}`, wires: [[`d-${n.id}`], [`e-${n.id}`]] }));
+    const named = loadNodes.map((n) => ({ ...n, id: `${n.id}-${f.serial}`, wires: [[`d-${n.id}`], [`e-${n.id}`], [`p-${n.id}`]] }));
     const flow = [api.node, ...named, ...others, { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] }, { id: 'caught', type: 'helper' }];
-    for (const n of loadNodes) flow.push({ id: `d-${n.id}`, type: 'helper' }, { id: `e-${n.id}`, type: 'helper' });
-    await load([...NODES, ...modules], flow, api.credentials);
+    for (const n of loadNodes) flow.push({ id: `d-${n.id}`, type: 'helper' }, { id: `e-${n.id}`, type: 'helper' }, { id: `p-${n.id}`, type: 'helper' });
+    await load([...NODES, ...modules], flow, { ...api.credentials, ...credentials });
     return f.watch(flow, loadNodes.map((n) => n.id));
   };
 
   f.watch = (flow, ids) => {
-    const ctx = { flow, ids, real: {}, decisions: {}, evaluations: {}, statuses: {}, caught: [] };
+    const ctx = { flow, ids, real: {}, decisions: {}, evaluations: {}, plans: {}, statuses: {}, caught: [] };
     for (const id of ids) {
       ctx.real[id] = `${id}-${f.serial}`;
       ctx.decisions[id] = [];
       ctx.evaluations[id] = [];
+      ctx.plans[id] = [];
       ctx.statuses[id] = [];
       helper.getNode(`d-${id}`).on('input', (msg) => ctx.decisions[id].push(msg));
       helper.getNode(`e-${id}`).on('input', (msg) => ctx.evaluations[id].push(msg));
+      helper.getNode(`p-${id}`)?.on('input', (msg) => ctx.plans[id].push(msg));
       helper.getNode(ctx.real[id]).on('call:status', (call) => ctx.statuses[id].push(call.args[0]));
     }
     helper.getNode('caught').on('input', (msg) => ctx.caught.push(msg));

@@ -35,7 +35,7 @@ describe('energy-load-control restart with a persistent context store (Node-RED,
   });
 
   function flowOf(loadNode) {
-    f.serial += 1;
+    f.takeSerial();
     const api = apiConfig(f.sim, f.sim.keys.full, { tps: 100 });
     const flow = [api.node, { ...loadNode, id: `a-${f.serial}`, wires: [['d-a'], ['e-a']] }, { id: 'd-a', type: 'helper' }, { id: 'e-a', type: 'helper' },
       { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] }, { id: 'caught', type: 'helper' }];

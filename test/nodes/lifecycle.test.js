@@ -6,12 +6,12 @@ const path = require('node:path');
 const {
   helper, startClockedSimulator, nodeFile, apiConfig, startServer, stopServer, load, loggedText, assertNoKey,
 } = require('../support/env');
-const { SIM_DEVICES, SIM_KEYS } = require('../../dist/simulator');
+const { SIM_DEVICES, SIM_KEYS, SIM_AMBER_KEY, amberSiteId } = require('../../dist/simulator');
 
 const FLOW_NODES = [
   'energy-device-status', 'energy-query', 'energy-switch-control',
   'energy-wifi-config', 'energy-modbus-read', 'energy-device-config',
-  'energy-load-control', 'energy-cost',
+  'energy-load-control', 'energy-cost', 'energy-price',
 ];
 const REDEPLOYS = 50;
 /** Long enough for deploy-time reads to be on the wire, short enough that none has answered. */
@@ -33,7 +33,7 @@ function availableFlowNodes() {
 }
 
 /** Every flow node, several of each where they poll or wait, and what to send each after deploy. */
-function flowFor(types, withCatch) {
+function flowFor(types, withCatch, sim) {
   const wires = [['sink'], ['sink']];
   const nodes = {
     'energy-device-status': [
@@ -61,6 +61,12 @@ function flowFor(types, withCatch) {
     'energy-load-control': [
       { id: 'load-1', deviceId: SIM_DEVICES.switch6M3SW, switchId: `${SIM_DEVICES.switch6M3SW}_S1`, mode: 'surplus', priority: 1, interval: 5, dryRun: true },
       { id: 'load-2', deviceId: SIM_DEVICES.switch6M3SW, switchId: `${SIM_DEVICES.switch6M3SW}_S2`, mode: 'surplus', priority: 2, interval: 5, dryRun: true },
+      // A run target: planned on the tariff and on the prices energy-price sends, with the day's history read for its forecast.
+      { id: 'load-3', deviceId: SIM_DEVICES.switch6M3SW, switchId: `${SIM_DEVICES.switch6M3SW}_S3`, mode: 'surplus', runFor: 7200, by: '17:00', tariff: 'tariff', priority: 3, interval: 5, dryRun: true },
+    ],
+    // Polls the simulator's Amber endpoint at deploy (slow answers) and sends its list to load-3.
+    'energy-price': [
+      { id: 'price', source: 'amber', baseUrl: sim.amberUrl, siteId: amberSiteId(SIM_DEVICES.switch6M3SW), resolution: 30, ahead: 24, timezone: '', poll: true, wires: [['load-3', 'sink']] },
     ],
     // Makes no request of its own; here for its tariff config node and its close.
     'energy-cost': [
@@ -123,8 +129,8 @@ describe('lifecycle: redeploys leave nothing behind', function () {
   /** Loads the flow, wraps send/error of every node under test to catch late output, sends the inputs. */
   async function deploy(key, lateOutput, withCatch = true) {
     const api = apiConfig(sim, key, { tps: TPS });
-    const { flow, inputs, ids } = flowFor(types, withCatch);
-    const credentials = { ...api.credentials, wifi: { password: 'lab-psk-4711' } };
+    const { flow, inputs, ids } = flowFor(types, withCatch, sim);
+    const credentials = { ...api.credentials, wifi: { password: 'lab-psk-4711' }, price: { apiKey: SIM_AMBER_KEY } };
     const tariff = types.includes('energy-cost') ? [nodeFile('energy-tariff')] : [];
     await load([nodeFile('energy-api'), ...tariff, ...types.map(nodeFile)], [api.node, ...flow], credentials);
     const lifecycle = { closed: false };
@@ -203,7 +209,7 @@ describe('lifecycle: redeploys leave nothing behind', function () {
   it('with a refused key every node fails cleanly (errors logged when uncaught), naming the key by its last 5 characters', async function () {
     const lateOutput = [];
     const lifecycle = await deploy(SIM_KEYS.disabled, lateOutput, false);
-    const withInput = flowFor(types, false).inputs.map(([id]) => id);
+    const withInput = flowFor(types, false, sim).inputs.map(([id]) => id);
     const errorsFrom = () => helper.log().args.map((a) => a[0]).filter((e) => e.level === helper.log().ERROR && withInput.includes(e.id));
     for (let waited = 0; waited < 5000 && errorsFrom().length < withInput.length; waited += 100) await sleep(100);
     const errors = errorsFrom();
@@ -222,6 +228,7 @@ describe('lifecycle: redeploys leave nothing behind', function () {
     assert.ok(everythingLogged.length >= REDEPLOYS + 2, 'the other scenarios ran first');
     assertNoKey(SIM_KEYS.full, logged, everythingShown);
     assertNoKey(SIM_KEYS.disabled, logged, everythingShown);
+    assertNoKey(SIM_AMBER_KEY, logged, everythingShown);
     assert.ok(logged.includes(last5(SIM_KEYS.disabled)), 'the refused key is named in the log by its last 5 characters');
   });
 });

@@ -168,6 +168,29 @@ function fuzzer(seed, nowS) {
       ])();
       return either(() => body, 0.15);
     },
+    /** Price lists in every shape energy-price reads, sensible, broken (bad prices, overlaps, gaps) or adversarial. */
+    prices() {
+      const slot = (i) => {
+        const start = either(() => pick([nowS + i * 1800, (nowS + i * 1800) * 1000, new Date((nowS + i * 1800) * 1000).toISOString(), nowS + i * 900]), 0.1);
+        const item = { start, price: either(() => pick([0.2, '0.31', -0.05, 0, '1.234567', '0.1234567', 'abc', 1e9]), 0.15) };
+        if (chance(0.3)) item.end = either(() => nowS + (i + pick([1, 1, 1, 2, 0])) * 1800, 0.1);
+        if (chance(0.3)) item.exportPrice = either(() => pick([0.05, -0.1, '0.08', 'x']), 0.2);
+        return item;
+      };
+      const list = () => Array.from({ length: int(0, 40) }, (_, i) => slot(i));
+      const iso = (t) => (typeof t === 'number' && Number.isFinite(t) && t > 0 && t < 1e11 ? new Date(t * 1000).toISOString() : t);
+      const msg = pick([
+        () => ({ prices: list() }),
+        () => ({ payload: { priceData: list().map(({ start, end, price }) => ({ start: iso(start), end: iso(end), value: price })) } }),
+        () => ({ payload: { viewer: { homes: [{ currentSubscription: { priceInfo: { today: list().map(({ start, price }) => ({ startsAt: iso(start), total: price })) } } }] } } }),
+        () => ({ payload: list().map(({ start, price }) => ({ timestamp: iso(start), price, currency: 'EUR', area: 'NO1' })) }),
+        () => ({ data: { attributes: { raw_today: list().map(({ start, end, price }) => ({ start: iso(start), end: iso(end), value: price })) } } }),
+        () => ({ prices: bad() }),
+        () => ({ payload: bad() }),
+        () => ({}),
+      ])();
+      return noise(msg);
+    },
     config() {
       const id = deviceId([SIM_DEVICES.meter3M, SIM_DEVICES.switch6M3SW, SIM_DEVICES.wifi6MW, SIM_DEVICES.rogowski3RM, SIM_DEVICES.uninitialised]);
       const msg = { payload: this.patch(typeof id === 'string' ? id.trim() : 'D') };

@@ -16,10 +16,10 @@ const COUNT = Number(process.env.FUZZ_COUNT || 10000);
 /** FUZZ_TRACE=1 sends one message at a time and prints the slowest: to find what stalls. */
 const TRACE = process.env.FUZZ_TRACE === '1';
 /**
- * Msgs in flight at once: one per node (nine nodes), as each node would get them from one upstream
- * node; the next batch is sent when every msg of this one is accounted for.
+ * Msgs in flight at once: one per node, as each node would get them from one upstream node; the next
+ * batch is sent when every msg of this one is accounted for (set below, from the nodes).
  */
-const BATCH = TRACE ? 1 : 9;
+let BATCH = 1;
 const T0 = Math.floor(Date.now() / 1000 / 300) * 300 - 300;
 /** The fuzz is about input handling, not the limiter: the simulator and the config node allow plenty. */
 const TPS = 500;
@@ -44,7 +44,10 @@ const NODES = [
   { def: { id: 'wifi', type: 'energy-wifi-config', deviceId: SIM_DEVICES.wifi6MW, timeout: 0.05 }, gen: 'wifi' },
   { def: { id: 'modbus', type: 'energy-modbus-read', deviceId: SIM_DEVICES.modbus6MOne, query: 'range', fromTs: '', toTs: '', scale: 'units', maxRequests: MAX_REQUESTS }, gen: 'modbus' },
   { def: { id: 'config', type: 'energy-device-config', deviceId: SIM_DEVICES.meter3M, waitForPending: false, timeout: 0.3 }, gen: 'config' },
+  { def: { id: 'prices', type: 'energy-price', source: 'messages', siteId: '', resolution: 30, ahead: 24, timezone: 'Australia/Sydney', poll: false }, gen: 'prices' },
 ];
+
+BATCH = TRACE ? 1 : NODES.length;
 
 describe('reliability: bad input (seeded fuzzer)', function () {
   this.timeout(15 * 60_000);

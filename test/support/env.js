@@ -11,7 +11,7 @@ const nodeFile = (name) => require(`../../dist/nodes/${name}/${name}.js`);
 const allNodes = () => [
   'energy-api', 'energy-device-status', 'energy-query', 'energy-switch-control',
   'energy-wifi-config', 'energy-modbus-read', 'energy-device-config',
-  'energy-load-control', 'energy-tariff', 'energy-cost', 'energy-mqtt', 'energy-store',
+  'energy-load-control', 'energy-tariff', 'energy-cost', 'energy-mqtt', 'energy-store', 'energy-price',
 ].map(nodeFile);
 
 /** A config node for the simulator (id "api"), and its credentials for helper.load. */

@@ -5,7 +5,7 @@ import { DateTime } from 'luxon';
 import { costNumerator, divRound, fromMicros, roundCost } from '../energy-tariff/money.js';
 import { describeWallTime, type Schedule, type Tariff } from '../energy-tariff/tariff.js';
 import { KWH_J, type GridEnergy } from './grid-energy.js';
-import { periodAt, type PricePeriod } from './message-prices.js';
+import { periodAt, type PricePeriod } from '../../prices/normalise.js';
 import { apportion, localDay, Segmenter, type Segment } from './segments.js';
 
 export interface CostInput {

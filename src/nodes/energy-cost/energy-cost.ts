@@ -8,7 +8,7 @@ import { migrations } from './migrations.js';
 import { gridChannels } from './channels.js';
 import { computeCost, type CostResult } from './cost.js';
 import { gridEnergy } from './grid-energy.js';
-import { readPricePeriods } from './message-prices.js';
+import { exportPeriods, readPrices } from '../../prices/normalise.js';
 
 interface EnergyCostDef extends NodeDef {
   tariff: string;
@@ -56,12 +56,12 @@ export = function (RED: NodeAPI): void {
       if (!isValidTimezone(zone)) throw new Error(zone ? `"${String(zone).slice(0, 64)}" is not a time zone name` : 'no timezone: set one in the node or the tariff, or send msg.timezone (energy-query sets it)');
       const channels = gridChannels(def.channels ?? '', dev, deviceId);
       const energies = (entries as EnergyEntry[]).map((entry, i) => gridEnergy(entry, channels, i)).sort((a, b) => a.end - b.end);
-      const result = computeCost(energies, {
-        tariff,
-        zone,
-        importPrices: readPricePeriods(msg.prices, 'msg.prices'),
-        exportPrices: readPricePeriods(msg.exportPrices, 'msg.exportPrices'),
-      });
+      const importPrices = readPrices(msg.prices, { source: 'msg.prices', single: 'forever' }).periods;
+      // Export prices: msg.exportPrices, else the exportPrice of msg.prices' slots (energy-price sends both in one list).
+      const exportPrices = msg.exportPrices === undefined || msg.exportPrices === null
+        ? exportPeriods(importPrices)
+        : readPrices(msg.exportPrices, { source: 'msg.exportPrices', single: 'forever' }).periods;
+      const result = computeCost(energies, { tariff, zone, importPrices, exportPrices });
       const ids = channels.map((i) => (deviceId ? `${deviceId}_C${i + 1}` : `C${i + 1}`));
       return { deviceId, channels: ids, ...result };
     }

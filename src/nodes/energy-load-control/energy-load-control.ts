@@ -1,7 +1,6 @@
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
-import type { Device } from '../../api/index.js';
 import { nodeClock } from '../shared/clock.js';
-import { shortReason, toError } from '../shared/errors.js';
+import { toError } from '../shared/errors.js';
 import { FlowNodeRuntime, isAborted, type FlowNodeDef } from '../shared/flow-node.js';
 import { switchToControl } from '../energy-switch-control/command.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
@@ -9,14 +8,18 @@ import { attachDailyCost } from '../shared/request-cost.js';
 import { migrations } from './migrations.js';
 import { parseCommand, type LoadCommand } from './command.js';
 import { forgetMemory, loadMemory, persistentStore, saveMemory } from './persist.js';
-import { decisionMsg, evaluationMsg, outcomeMsg, statusOf, type LoadIds, type StatusWords } from './report.js';
+import { evaluationMsg, outcomeMsg, statusOf, type LoadIds, type StatusWords } from './report.js';
+import { PlanOutput } from './plan-report.js';
+import { LoadPricing } from './pricing.js';
+import { switchLoad, type SwitchContext } from './switching.js';
 import { parseDef, resolveSettings, type LoadControlDef, type ParsedDef } from './settings.js';
 import { siteGroup, type SiteMember } from './site.js';
 import { shareLoadControl, type RemoteHandle } from './remote.js';
-import type { Evaluation, LoadMemory, LoadSettings, SwitchReading } from './types.js';
+import type { LoadMemory, LoadSettings, SwitchReading } from './types.js';
 
 interface LoadControlMsg extends NodeMessageInFlow {
   duration?: unknown;
+  prices?: unknown;
 }
 
 const toLoad = (state: string): 'on' | 'off' => (state === 'closed' ? 'on' : 'off');
@@ -45,7 +48,10 @@ export = function (RED: NodeAPI): void {
     });
     const ids: LoadIds = { topic: def.name || parsed.switchId, deviceId: parsed.deviceId, switchDeviceId: parsed.switchDeviceId, switchId: parsed.switchId, mode: parsed.settings.mode };
     let memory: LoadMemory = {};
-    const ready = loadMemory(node, store).then((m) => { memory = { ...m, ...memory }; });
+    const target = parsed.settings.target;
+    const pricing = target ? new LoadPricing(RED, node, store, parsed.tariffId) : undefined;
+    const ready = Promise.all([loadMemory(node, store).then((m) => { memory = { ...m, ...memory }; }), pricing?.ready]);
+    const planOutput = new PlanOutput();
     let settings: LoadSettings | undefined;
     let lastProblem: string | undefined;
     /** Node-clock ms of the last failure, so the evaluation of the same cycle leaves its red status alone. */
@@ -68,6 +74,8 @@ export = function (RED: NodeAPI): void {
       memory = next;
     }
 
+    const switching: SwitchContext = { rt, parsed, ids, memory: () => memory, remember, send, problem };
+
     const member: SiteMember = {
       id: node.id,
       switchDeviceId: parsed.switchDeviceId,
@@ -75,6 +83,7 @@ export = function (RED: NodeAPI): void {
       windowS: parsed.settings.windowS,
       needsSwitchRead: () => memory.state === undefined || memory.pending !== undefined,
       pendingSince: () => memory.pending?.at,
+      needsHistory: () => target !== undefined && parsed.settings.mode === 'surplus',
       input(measuring, switchDevice) {
         try {
           settings ??= measuring ? resolveSettings(parsed, measuring) : undefined;
@@ -84,7 +93,9 @@ export = function (RED: NodeAPI): void {
             const sw = switchToControl(switchDevice, parsed.switchId);
             reading = { state: toLoad(sw.state), pending: sw.pending?.state ? toLoad(sw.pending.state) : undefined };
           }
-          return { id: node.id, settings, memory, reading };
+          const problemWithTariff = pricing?.tariffProblem();
+          if (problemWithTariff) problem(new Error(problemWithTariff));
+          return { id: node.id, settings, memory, reading, pricing: pricing?.forMember(measuring, rt.config) };
         } catch (err) {
           problem(err);
           return undefined;
@@ -96,8 +107,10 @@ export = function (RED: NodeAPI): void {
         const override = memory.override?.until !== undefined && memory.override.until <= evaluation.at ? undefined : memory.override;
         remember({ ...evaluation.memory, override });
         for (const outcome of evaluation.outcomes) send([outcomeMsg(ids, evaluation, outcome), null]);
-        const patched = evaluation.switchTo ? await switchLoad(evaluation, device, settings) : undefined;
+        const patched = evaluation.switchTo ? await switchLoad(switching, evaluation, device, settings) : undefined;
         send([null, evaluationMsg(ids, evaluation, memory)]);
+        const plan = planOutput.next(ids, evaluation, pricing?.currency);
+        if (plan) send([null, null, plan]);
         // A read or the PATCH failed in this cycle: its red status stays until an evaluation goes through.
         if (problemAt !== undefined && problemAt >= evaluation.at) return patched;
         lastProblem = undefined;
@@ -107,28 +120,6 @@ export = function (RED: NodeAPI): void {
       },
       readFailed: problem,
     };
-
-    /** Sends the change (or, in a dry run, only reports it); the next evaluations watch it until confirmed or timed out. */
-    async function switchLoad(evaluation: Evaluation, device: Device | undefined, current: LoadSettings): Promise<Device | undefined> {
-      const target = evaluation.switchTo as 'on' | 'off';
-      if (current.dryRun) {
-        remember({ ...memory, state: target, since: evaluation.at });
-        send([decisionMsg(ids, evaluation, target, 'dryRun'), null]);
-        return undefined;
-      }
-      try {
-        const update = { switches: [{ id: parsed.switchId, state: target === 'on' ? ('closed' as const) : ('open' as const) }] };
-        const outcome = await rt.client().updateDevice(parsed.switchDeviceId, update, { device, signal: rt.signal, priority: 'interactive' });
-        remember({ ...memory, pending: { target, at: evaluation.at, reason: evaluation.reason, signal: evaluation.signal } });
-        send([decisionMsg(ids, evaluation, target, 'sent'), null]);
-        return outcome.device;
-      } catch (err) {
-        if (rt.closed || isAborted(err)) return undefined;
-        send([decisionMsg(ids, evaluation, target, 'failed', { error: shortReason(err) }), null]);
-        problem(err);
-        return undefined;
-      }
-    }
 
     let group: ReturnType<typeof siteGroup> | undefined;
     let remote: RemoteHandle | undefined;
@@ -156,7 +147,13 @@ export = function (RED: NodeAPI): void {
       if (group && !rt.closed) await group.evaluate();
     }
 
-    rt.onInput<LoadControlMsg>(({ msg }) => run(parseCommand(msg.payload, msg.duration, clock())));
+    rt.onInput<LoadControlMsg>(async ({ msg }) => {
+      if (msg.prices === undefined) return run(parseCommand(msg.payload, msg.duration, clock()));
+      // A new price list (energy-price, or any msg.prices) re-plans now; its msg.payload is not a command.
+      await ready;
+      LoadPricing.accept(pricing, msg.prices, Math.floor(clock() / 1000), rt.config?.timezone);
+      return run({ kind: 'evaluate' });
+    });
   }
 
   RED.nodes.registerType('energy-load-control', EnergyLoadControlNode as unknown as Parameters<NodeAPI['nodes']['registerType']>[1]);

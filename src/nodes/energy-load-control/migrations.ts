@@ -3,6 +3,7 @@ import { fillMissing, numbersFromText, steps, type Migration } from '../shared/m
 /**
  * Saved-config upgrades of `energy-load-control`, oldest first (see src/nodes/shared/migrations.ts).
  * Version 1: the first release's shape, with what an early flow may lack filled in with its defaults and numbers saved as numbers.
+ * Version 2: the run target's properties (runFor 0: no target).
  */
 export const migrations: readonly Migration[] = [
   {
@@ -10,6 +11,14 @@ export const migrations: readonly Migration[] = [
     up: steps(
       fillMissing({ switchDeviceId: '', mode: 'surplus', channels: '', loadChannel: '', loadPower: 0, margin: 200, window: 300, minOn: 300, minOff: 300, maxOff: 0, priority: 1, staleAfter: 600, failSafe: 'hold', dryRun: false, interval: 30 }),
       numbersFromText(['loadPower', 'onAbove', 'offBelow', 'margin', 'limit', 'window', 'minOn', 'minOff', 'maxOff', 'priority', 'staleAfter', 'interval']),
+    ),
+  },
+  // Version 2: run targets planned on price and sun (issue 17); a saved node has none and decides as before.
+  {
+    version: 2,
+    up: steps(
+      fillMissing({ runFor: 0, by: '', minBlock: 1800, maxPrice: '', cheapBelow: '', tariff: '' }),
+      numbersFromText(['runFor', 'minBlock']),
     ),
   },
 ];

@@ -1,4 +1,5 @@
 import type { Node, NodeAPI } from 'node-red';
+import type { PricePeriod } from '../../prices/types.js';
 import type { LoadMemory } from './types.js';
 
 const KEY = 'energyLoadControl';
@@ -36,4 +37,26 @@ export function saveMemory(node: Node, store: string | undefined, memory: LoadMe
 /** A node deleted from the flows takes its memory with it. */
 export function forgetMemory(node: Node): void {
   survivors.delete(node.id);
+  priceSurvivors.delete(node.id);
+}
+
+const PRICES_KEY = 'energyLoadControlPrices';
+/** The last price list per node id, for the same reason as `survivors`. */
+const priceSurvivors = new Map<string, PricePeriod[]>();
+
+/** The last msg.prices the node received (a restart keeps planning on it until the next list). */
+export function loadPrices(node: Node, store: string | undefined): Promise<PricePeriod[]> {
+  return new Promise((resolve) => {
+    node.context().get(PRICES_KEY, store as string, (err: Error | undefined, value: unknown) => {
+      resolve(!err && Array.isArray(value) ? (value as PricePeriod[]) : (priceSurvivors.get(node.id) ?? []));
+    });
+  });
+}
+
+/** Saved when a list arrives, not at every evaluation. */
+export function savePrices(node: Node, store: string | undefined, prices: PricePeriod[]): void {
+  priceSurvivors.set(node.id, prices);
+  node.context().set(PRICES_KEY, prices, store as string, (err?: Error) => {
+    if (err) node.warn(`energy-load-control: could not save its price list: ${err.message}`);
+  });
 }

@@ -1,4 +1,6 @@
 import type { NodeMessage, NodeStatus } from 'node-red';
+import { fromMicros } from '../energy-tariff/money.js';
+import { targetStatus } from './plan-report.js';
 import type { Evaluation, LoadMemory, LoadState, Outcome, Reason } from './types.js';
 
 /** Fields every output message carries, so a flow knows which load spoke. */
@@ -54,7 +56,14 @@ export function evaluationMsg(ids: LoadIds, evaluation: Evaluation, memory: Load
     holdLeft: evaluation.holdLeftS,
     override: memory.override ? { state: memory.override.state, until: memory.override.until ?? null } : null,
     timestamp: evaluation.at,
+    ...(evaluation.target ? targetFields(evaluation) : {}),
   } as NodeMessage;
+}
+
+/** With a run target: seconds run so far and the target, the import price now, and the next planned start (unix s). */
+function targetFields(evaluation: Evaluation): Record<string, unknown> {
+  const target = evaluation.target as NonNullable<Evaluation['target']>;
+  return { runTime: target.runS, runFor: target.runForS, price: target.priceMicros === null ? null : fromMicros(target.priceMicros), next: target.nextStart ?? null };
 }
 
 function kw(watts: number | null): string {
@@ -69,9 +78,9 @@ function duration(s: number): string {
 }
 
 /** Words of the status, from the node's message catalogue: a reason, or override/hold/dryRun. */
-export type StatusWords = (key: Reason | 'override' | 'hold' | 'dryRun', values?: Record<string, string>) => string;
+export type StatusWords = (key: Reason | 'override' | 'hold' | 'dryRun' | 'short' | 'next', values?: Record<string, string>) => string;
 
-/** Status in a few words: signal · state · reason · hold or override time left. */
+/** Status in a few words: signal · state · reason · hold or override time left · run time / target and the next planned start. */
 export function statusOf(evaluation: Evaluation, memory: LoadMemory, dryRun: boolean, words: StatusWords): NodeStatus {
   const state = memory.pending ? `→ ${memory.pending.target}` : (memory.state ?? '?');
   const parts = [kw(evaluation.signal), state, words(evaluation.reason)];
@@ -82,6 +91,7 @@ export function statusOf(evaluation: Evaluation, memory: LoadMemory, dryRun: boo
     parts.push(`${words('hold')} ${duration(evaluation.holdLeftS)}`);
   }
   if (dryRun) parts.push(words('dryRun'));
+  if (evaluation.target) parts.push(targetStatus(evaluation.target, words));
   const fill = evaluation.stale ? 'red' : memory.pending ? 'blue' : memory.override ? 'yellow' : memory.state === 'on' ? 'green' : 'grey';
   return { fill, shape: memory.state === 'on' ? 'dot' : 'ring', text: parts.join(' · ') };
 }

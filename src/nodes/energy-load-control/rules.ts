@@ -1,3 +1,4 @@
+import type { PlanNow } from './plan/target.js';
 import type { LoadMemory, LoadSettings, LoadState, Reason } from './types.js';
 
 /** What one load sees at an evaluation, after the group has shared the site out. */
@@ -11,6 +12,8 @@ export interface LoadView {
   expectedPower: number;
   /** What the load draws now, averaged over the window (W). */
   draw: number;
+  /** What the run target's plan asks now (loads with a target, cheapBelow or in price mode). */
+  plan?: PlanNow;
 }
 
 export interface Decision {
@@ -19,6 +22,8 @@ export interface Decision {
   holdLeftS: number;
   onAt: number | null;
   offAt: number | null;
+  /** The plan started this run: it is a block that runs at least minBlock. */
+  fromPlan?: boolean;
 }
 
 /** Seconds left in the current state's minimum hold (minOn when on, minOff when off). */
@@ -38,6 +43,8 @@ export function thresholds(settings: LoadSettings, view: LoadView): { onAt: numb
       return { onAt: view.expectedPower + settings.margin, offAt: (view.state === 'on' ? view.draw : view.expectedPower) - settings.margin };
     case 'peak':
       return { onAt: settings.limit - settings.margin - view.expectedPower, offAt: settings.limit };
+    case 'price':
+      return { onAt: 0, offAt: 0 };
   }
 }
 
@@ -57,7 +64,28 @@ function modeRule(settings: LoadSettings, view: LoadView, signal: number, onAt: 
       if (on && signal > offAt) return { want: 'off', reason: 'overLimit' };
       if (!on && signal <= onAt) return { want: 'on', reason: 'belowLimit' };
       return { reason: on ? 'belowLimit' : 'overLimit' };
+    case 'price':
+      return { reason: 'steady' };
   }
+}
+
+/** What the plan alone asks: on for its reason; off because the price is too high, cheaper slots come, or the target is met. */
+function planRule(plan: PlanNow): { want: LoadState; reason: Reason } {
+  if (plan.on) return { want: 'on', reason: plan.reason ?? 'cheapest' };
+  return { want: 'off', reason: plan.met ? 'steady' : plan.tooExpensive ? 'tooExpensive' : 'cheapest' };
+}
+
+/**
+ * Surplus mode with a target but no price for now: the surplus rule and the plan each may keep the load on.
+ * It goes on when either asks, and off only when the surplus is gone and the plan has nothing here.
+ */
+function surplusAndPlan(view: LoadView, rule: { want?: LoadState; reason: Reason }, plan: PlanNow): { want?: LoadState; reason: Reason; fromPlan?: boolean } {
+  const on = view.state === 'on';
+  const surplusOn = rule.want === 'on' || (on && rule.want === undefined && rule.reason === 'surplus');
+  if (surplusOn) return { want: on ? undefined : 'on', reason: 'surplus' };
+  if (plan.on) return { want: on ? undefined : 'on', reason: plan.reason ?? 'cheapest', fromPlan: !on };
+  if (on) return { want: 'off', reason: plan.tooExpensive ? 'tooExpensive' : 'noSurplus' };
+  return { reason: plan.tooExpensive ? 'tooExpensive' : 'noSurplus' };
 }
 
 /**
@@ -85,7 +113,27 @@ export function decide(settings: LoadSettings, memory: LoadMemory, view: LoadVie
     const offSince = memory.since ?? memory.firstSeen ?? now;
     if (now - offSince >= settings.maxOffS * 1000) return change('on', 'maxOff');
   }
-  if (view.signal === null) return { ...base, reason: 'noData' };
+  if (settings.mode === 'price') {
+    if (!view.plan) return { ...base, reason: 'noData' };
+    const wanted = planRule(view.plan);
+    return { ...change(wanted.want, wanted.reason), fromPlan: wanted.want === 'on' };
+  }
+  if (view.signal === null) {
+    // Without a reading the surplus rule cannot speak; the plan (prices, run time) still can.
+    if (!view.plan?.on) return { ...base, reason: 'noData' };
+    const wanted = planRule(view.plan);
+    return { ...change(wanted.want, wanted.reason), fromPlan: true };
+  }
   const rule = modeRule(settings, view, view.signal, onAt, offAt);
+  if (settings.mode === 'surplus' && view.plan?.priced) {
+    // With prices the plan weighs the sun itself (surplus costs the lost feed-in, measured now, forecast later):
+    // the sun is used in the slots where it is worth most, not just the first ones it shines in.
+    const wanted = planRule(view.plan);
+    return { ...change(wanted.want, wanted.reason), fromPlan: wanted.want === 'on' };
+  }
+  if (settings.mode === 'surplus' && view.plan) {
+    const both = surplusAndPlan(view, rule, view.plan);
+    return { ...change(both.want, both.reason), fromPlan: both.fromPlan };
+  }
   return change(rule.want, rule.reason);
 }

@@ -1,7 +1,9 @@
 import { checkDeviceId, EnergyApiError, type Device } from '../../api/index.js';
+import { parseMicros } from '../energy-tariff/money.js';
 import { switchIdFor } from '../energy-switch-control/command.js';
+import { parseBy } from './plan/period.js';
 import { channelIndex } from './signal.js';
-import type { FailSafe, LoadSettings, Mode } from './types.js';
+import type { FailSafe, LoadSettings, Mode, TargetSettings } from './types.js';
 
 /** The node's properties as the editor saves them (numbers may arrive as text). */
 export interface LoadControlDef {
@@ -25,14 +27,21 @@ export interface LoadControlDef {
   failSafe?: string;
   dryRun?: boolean;
   interval?: string | number;
+  runFor?: string | number;
+  by?: string;
+  minBlock?: string | number;
+  maxPrice?: string | number;
+  cheapBelow?: string | number;
+  tariff?: string;
 }
 
-export const DEFAULTS = { margin: 200, window: 300, minOn: 300, minOff: 300, maxOff: 0, priority: 1, staleAfter: 600, interval: 30, failSafe: 'hold' } as const;
+export const DEFAULTS = { margin: 200, window: 300, minOn: 300, minOff: 300, maxOff: 0, priority: 1, staleAfter: 600, interval: 30, failSafe: 'hold', minBlock: 1800 } as const;
 /** How long a switch change may stay pending before it counts as timed out (as energy-switch-control). */
 export const SWITCH_TIMEOUT_S = 180;
 /** Grid connect (spec: import positive, export negative). */
 const GRID_CONNECT = 1;
-const MODES: readonly Mode[] = ['threshold', 'surplus', 'peak'];
+const MODES: readonly Mode[] = ['threshold', 'surplus', 'peak', 'price'];
+const DAY_S = 86400;
 const FAIL_SAFES: readonly FailSafe[] = ['hold', 'open', 'closed'];
 
 /** Everything fixed at deploy: the devices, the switch and the numbers. Channels are resolved against the device later. */
@@ -44,6 +53,8 @@ export interface ParsedDef {
   channels: string[];
   loadChannel?: string;
   settings: Omit<LoadSettings, 'channels' | 'loadChannel'>;
+  /** The energy-tariff config node's id, when the plan reads prices from a tariff. */
+  tariffId?: string;
 }
 
 function num(raw: unknown, name: string, fallback: number | undefined, min = 0): number {
@@ -72,7 +83,7 @@ export function parseDef(def: LoadControlDef): ParsedDef {
   const switchId = switchIdFor(switchDeviceId, def.switchId);
   if (!switchId) throw EnergyApiError.invalid('no switch: choose the switch this node drives');
   const mode = (def.mode || 'surplus') as Mode;
-  if (!MODES.includes(mode)) throw EnergyApiError.invalid(`mode must be threshold, surplus or peak, not "${String(def.mode).slice(0, 20)}"`);
+  if (!MODES.includes(mode)) throw EnergyApiError.invalid(`mode must be threshold, surplus, peak or price, not "${String(def.mode).slice(0, 20)}"`);
   const failSafe = (def.failSafe || DEFAULTS.failSafe) as FailSafe;
   if (!FAIL_SAFES.includes(failSafe)) throw EnergyApiError.invalid(`failSafe must be hold, open or closed, not "${String(def.failSafe).slice(0, 20)}"`);
   const threshold = mode === 'threshold';
@@ -87,9 +98,12 @@ export function parseDef(def: LoadControlDef): ParsedDef {
   if (loadChannel && channelIndex(deviceId, loadChannel) === null) throw EnergyApiError.invalid(`loadChannel "${loadChannel.slice(0, 40)}" is not a channel of ${deviceId} (a number or ${deviceId}_C<n>)`);
   const channels = list(def.channels);
   for (const c of channels) if (channelIndex(deviceId, c) === null) throw EnergyApiError.invalid(`channel "${c.slice(0, 40)}" is not a channel of ${deviceId} (a number or ${deviceId}_C<n>)`);
+  const target = parseTarget(def, mode);
   return {
     deviceId, switchDeviceId, switchId, intervalS, channels, loadChannel,
+    tariffId: def.tariff?.trim() || undefined,
     settings: {
+      ...(target ? { target } : {}),
       mode, onAbove, offBelow, limit, windowS, failSafe,
       loadPower: num(def.loadPower, 'loadPower (W)', 0),
       margin: num(def.margin, 'margin (W)', DEFAULTS.margin),
@@ -102,6 +116,37 @@ export function parseDef(def: LoadControlDef): ParsedDef {
       timeoutS: SWITCH_TIMEOUT_S,
     },
   };
+}
+
+function price(raw: unknown, name: string): number | undefined {
+  if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) return undefined;
+  try {
+    return parseMicros(raw);
+  } catch (err) {
+    throw EnergyApiError.invalid(`${name}: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The run target: runFor by `by`, in blocks of minBlock, within maxPrice, always at cheapBelow. A node with
+ * none of them and not in price mode has no target and decides exactly as before targets existed.
+ */
+function parseTarget(def: LoadControlDef, mode: Mode): TargetSettings | undefined {
+  const runForS = num(def.runFor, 'runFor (s)', 0);
+  if (runForS > DAY_S) throw EnergyApiError.invalid(`runFor (${runForS} s) is more than a day (${DAY_S} s)`);
+  const maxPriceMicros = price(def.maxPrice, 'maxPrice');
+  const cheapBelowMicros = price(def.cheapBelow, 'cheapBelow');
+  if (mode !== 'price' && runForS === 0 && cheapBelowMicros === undefined) return undefined;
+  if (mode === 'threshold' || mode === 'peak') throw EnergyApiError.invalid(`a run target (runFor, cheapBelow) is planned in surplus or price mode, not in ${mode} mode`);
+  if (mode === 'price' && runForS === 0 && cheapBelowMicros === undefined) throw EnergyApiError.invalid('price mode needs runFor (s of running a day) or cheapBelow (a price to always run at)');
+  if (maxPriceMicros !== undefined && cheapBelowMicros !== undefined && cheapBelowMicros > maxPriceMicros) throw EnergyApiError.invalid(`cheapBelow (${def.cheapBelow}) is above maxPrice (${def.maxPrice}): it would always run where it may never buy`);
+  let byMinute: number;
+  try {
+    byMinute = parseBy(def.by);
+  } catch (err) {
+    throw EnergyApiError.invalid((err as Error).message);
+  }
+  return { runForS, byMinute, minBlockS: num(def.minBlock, 'minBlock (s)', DEFAULTS.minBlock), maxPriceMicros, cheapBelowMicros };
 }
 
 /** The settings with channels as indexes: the ones given, else the device's Grid connect channel. */

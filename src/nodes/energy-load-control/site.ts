@@ -1,5 +1,6 @@
 import { isEnergyApiError, PENDING_POLL_MIN_MS, SHORT_MAX_SPAN_S, type Device, type EnergyApiClient } from '../../api/index.js';
 import { evaluateGroup, type MemberInput, type SiteReading } from './group.js';
+import type { HistoryEntry } from './plan/forecast.js';
 import { newestTimestamp } from './signal.js';
 import type { Evaluation, ShortEntry } from './types.js';
 
@@ -7,6 +8,10 @@ import type { Evaluation, ShortEntry } from './types.js';
 export const STATUS_EVERY_MS = 300_000;
 /** Lets every node of one deploy join before the first shared read. */
 const FIRST_READ_DELAY_MS = 200;
+/** The surplus forecast of run targets reads the last day of 5-minute long energy once a day. */
+export const HISTORY_EVERY_MS = 86_400_000;
+/** After a failed history read, the next try. */
+const HISTORY_RETRY_MS = 600_000;
 
 /**
  * How often, at most, the follow-up's timer looks at the nodes' clock again: that clock may be a
@@ -27,6 +32,8 @@ export interface SiteMember {
   readonly windowS: number;
   /** The switch state must be read now: unknown, or a change is pending. */
   needsSwitchRead(): boolean;
+  /** A run target in surplus mode: it plans on a forecast of the sun from the device's last day. */
+  needsHistory?(): boolean;
   /** Node-clock ms when its own change, not yet confirmed by the device, was sent; undefined when there is none. */
   pendingSince(): number | undefined;
   /**
@@ -58,6 +65,8 @@ export class SiteGroup {
   private entries: ShortEntry[] = [];
   private newestS?: number;
   private energyAt?: number;
+  private history?: HistoryEntry[];
+  private historyDueAt = 0;
   private readonly startedAt: number;
   private timer?: NodeJS.Timeout;
   private followTimer?: NodeJS.Timeout;
@@ -184,6 +193,7 @@ export class SiteGroup {
     for (const id of toRead) await this.readDevice(id, members);
     if (signal.aborted) return;
     if (this.energyAt === undefined || now - this.energyAt >= PENDING_POLL_MIN_MS) await this.readEnergy(now, members);
+    if (members.some((m) => m.needsHistory?.()) && now >= this.historyDueAt) await this.readHistory(now, members);
     if (signal.aborted) return;
     await this.carryOut(this.round(now, members));
   }
@@ -206,7 +216,7 @@ export class SiteGroup {
   /** Every member's evaluation on the devices and entries as last read (pure but for the members' own checks). */
   private round(now: number, members: SiteMember[]): Round {
     const measuring = this.devices.get(this.deviceId)?.device;
-    const site: SiteReading = { entries: this.entries, newestS: this.newestS, startedAt: this.startedAt };
+    const site: SiteReading = { entries: this.entries, newestS: this.newestS, startedAt: this.startedAt, history: this.history };
     const inputs: Array<{ member: SiteMember; input: MemberInput; device?: Device }> = [];
     for (const member of members) {
       const device = this.devices.get(member.switchDeviceId)?.device;
@@ -239,6 +249,19 @@ export class SiteGroup {
     } catch (err) {
       if (this.aborter.signal.aborted || (isEnergyApiError(err) && err.code === 'ABORTED')) return;
       for (const m of members) m.readFailed(err);
+    }
+  }
+
+  /** The last day of 5-minute long energy (one request a day), for the surplus forecast of run targets. */
+  private async readHistory(now: number, members: SiteMember[]): Promise<void> {
+    const toTs = Math.floor(now / 1000 / 300) * 300;
+    this.historyDueAt = now + HISTORY_RETRY_MS;
+    try {
+      this.history = await this.client.getLongEnergy(this.deviceId, { fromTs: toTs - 86_400, toTs, granularity: '5m' }, { signal: this.aborter.signal, priority: 'normal' });
+      this.historyDueAt = now + HISTORY_EVERY_MS;
+    } catch (err) {
+      if (this.aborter.signal.aborted || (isEnergyApiError(err) && err.code === 'ABORTED')) return;
+      for (const m of members) if (m.needsHistory?.()) m.readFailed(err);
     }
   }
 }

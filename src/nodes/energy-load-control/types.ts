@@ -1,6 +1,10 @@
 /** The decision engine's vocabulary. Pure data: no Node-RED, no client. */
+import type { TargetPeriod } from './plan/period.js';
+import type { PlanReason, UnitPlan } from './plan/planner.js';
+import type { RunCount } from './plan/runtime.js';
+import type { Unit } from './plan/units.js';
 
-export type Mode = 'threshold' | 'surplus' | 'peak';
+export type Mode = 'threshold' | 'surplus' | 'peak' | 'price';
 export type LoadState = 'on' | 'off';
 export type FailSafe = 'hold' | 'open' | 'closed';
 
@@ -28,6 +32,19 @@ export interface LoadSettings {
   dryRun: boolean;
   /** How long a switch change may stay pending before it counts as timed out. */
   timeoutS: number;
+  /** A daily run target planned on price (and sun in surplus mode); absent = the mode's rule alone, as before targets. */
+  target?: TargetSettings;
+}
+
+/** `runFor` by `by`, planned in blocks of at least `minBlock`, within `maxPrice`, always at `cheapBelow`. */
+export interface TargetSettings {
+  /** Seconds of running per period; 0 = no target (cheapBelow alone). */
+  runForS: number;
+  /** Local minute of the day the target must be met by (1440 = end of the day). */
+  byMinute: number;
+  minBlockS: number;
+  maxPriceMicros?: number;
+  cheapBelowMicros?: number;
 }
 
 /** A change sent to the device and not yet confirmed. */
@@ -56,6 +73,10 @@ export interface LoadMemory {
   override?: Override;
   /** W, measured on loadChannel while the load drew power. */
   learntPower?: number;
+  /** Run time toward the target of the current period. */
+  run?: RunCount;
+  /** A block the plan started: it runs until `until` (node-clock ms) whatever a new price list says. */
+  block?: { start: number; until: number; reason: PlanReason };
 }
 
 /** The switch as the device reported it at this evaluation (absent when not read this time). */
@@ -76,6 +97,7 @@ export type Reason =
   | 'onAbove' | 'offBelow' // threshold
   | 'surplus' | 'noSurplus' // surplus
   | 'belowLimit' | 'overLimit' // peak
+  | 'cheapest' | 'deadline' | 'cheapBelow' | 'tooExpensive' // a run target planned on price
   | 'maxOff' | 'override' | 'failSafe'
   | 'minOn' | 'minOff' | 'pending' | 'stale' | 'noData' | 'unknownState' | 'steady';
 
@@ -106,4 +128,28 @@ export interface Evaluation {
   switchTo?: LoadState;
   outcomes: Outcome[];
   memory: LoadMemory;
+  /** The run target's plan, when the load has one. */
+  target?: TargetState;
+}
+
+/** A load's run target at one evaluation: the period, what ran, and the plan for the rest of it. */
+export interface TargetState {
+  period: TargetPeriod;
+  /** The device's zone, for times in the status. */
+  zone: string;
+  runForS: number;
+  /** Seconds run so far in the period. */
+  runS: number;
+  /** Seconds planned from now to the end of the period. */
+  plannedS: number;
+  /** Seconds the target will fall short by, running every unit it may (0 = it can be met). */
+  shortS: number;
+  /** Expected cost of the planned units (micro-units of the currency). */
+  costMicros: number;
+  units: Unit[];
+  plan: UnitPlan[];
+  /** Import price now (micro-units per kWh), null when unknown. */
+  priceMicros: number | null;
+  /** Start (unix s) of the next planned run when the load is not planned on now. */
+  nextStart?: number;
 }

@@ -30,6 +30,15 @@ export type NodeCallOptions = CallOptions & { signal: AbortSignal };
 
 type Handler<M extends NodeMessageInFlow> = (ctx: InputContext<M>) => Promise<void>;
 
+/** What a node that does not use the energy API gets for each input (see `onMessage`). */
+export type MessageContext<M extends NodeMessageInFlow = NodeMessageInFlow> = Omit<InputContext<M>, 'client' | 'config'>;
+type MessageHandler<M extends NodeMessageInFlow> = (ctx: MessageContext<M>) => Promise<void>;
+
+export interface RuntimeOptions {
+  /** False for a node that never talks to the energy API (no energy-api config node). Default true. */
+  api?: boolean;
+}
+
 /**
  * The part every flow node shares: finds the config node, runs each input as one async task,
  * turns failures into `done(err)` + a red status + `msg.apiError`, and on close aborts requests,
@@ -50,12 +59,15 @@ export class FlowNodeRuntime {
     private readonly RED: NodeAPI,
     readonly node: Node,
     private readonly def: FlowNodeDef,
+    options: RuntimeOptions = {},
   ) {
     this.now = nodeClock(RED);
     const retries = new RetryStatus((attempt) => RED._(commonKey('status.retrying'), { attempt }), () => this.shown, (s) => this.status(s));
     this.call = { signal: this.aborter.signal, onRetry: retries.onRetry };
     this.config = (def.api ? (RED.nodes.getNode(def.api) as EnergyApiConfigNode | null) : null) ?? null;
-    if (!this.config) {
+    if (options.api === false) {
+      // Nothing to register with and nothing to warn about.
+    } else if (!this.config) {
       this.node.status({ fill: 'red', shape: 'ring', text: RED._(commonKey('status.noConfig')) });
     } else {
       this.config.register(node);
@@ -101,11 +113,23 @@ export class FlowNodeRuntime {
     });
   }
 
+  /** Like onInput, for a node that does not use the energy API: no client, no config node. */
+  onMessage<M extends NodeMessageInFlow>(handler: MessageHandler<M>, prepare?: (msg: M) => void): void {
+    this.node.on('input', (msg: NodeMessageInFlow, send: SendFn, done: (err?: Error) => void) => {
+      void this.run((ctx) => handler(ctx), msg as M, send, safeDone(this.node, done), prepare, false);
+    });
+  }
+
   /** Runs a task outside an input (polling, deploy-time output); failures become a warning and a red status. */
   async runTask(task: (client: EnergyApiClient) => Promise<void>): Promise<void> {
+    return this.runJob(async () => task(this.client()));
+  }
+
+  /** runTask for a node that does not use the energy API. */
+  async runJob(job: () => Promise<void>): Promise<void> {
     if (this.closed) return;
     try {
-      await task(this.client());
+      await job();
     } catch (err) {
       if (this.closed || isAborted(err)) return;
       this.error(err);
@@ -147,12 +171,12 @@ export class FlowNodeRuntime {
     this.cleanups.push(cleanup);
   }
 
-  private async run<M extends NodeMessageInFlow>(handler: Handler<M>, msg: M, send: SendFn, done: (err?: Error) => void, prepare?: (msg: M) => void): Promise<void> {
+  private async run<M extends NodeMessageInFlow>(handler: Handler<M>, msg: M, send: SendFn, done: (err?: Error) => void, prepare?: (msg: M) => void, usesApi = true): Promise<void> {
     if (this.closed) return done();
     try {
       prepare?.(msg);
       guardMessage(msg as unknown as Record<string, unknown>);
-      const client = this.client();
+      const client = usesApi ? this.client() : (undefined as unknown as EnergyApiClient);
       const guardedSend: SendFn = (out) => {
         if (!this.closed) send(out);
       };

@@ -162,6 +162,7 @@ const LOAD_CONTROL_STATUS_S = 300;
  * energy-load-control: every node measuring one device on one config node shares one short-energy read
  * per evaluation (at the shortest interval of them) and one status read per switch device about every
  * 5 minutes. The group's cost is counted once, on its member with the smallest id; the others cost 0.
+ * A run target in surplus mode adds one long-energy read a day (the last day, for the forecast of the sun).
  * Not counted: the first device read, and per switching a PATCH and the reads that follow it until the device
  * confirms (every 5 s: about 6, as for a switch node's command; 36 at most when the device never takes it).
  */
@@ -177,7 +178,8 @@ function loadControlRequestsPerDay(node: SavedNode, flow: readonly SavedNode[]):
   const intervalS = Math.min(...intervals);
   const switchDevices = new Set(group.map((n) => String(n.switchDeviceId || n.deviceId)));
   const statusEveryS = Math.ceil(LOAD_CONTROL_STATUS_S / intervalS) * intervalS;
-  return Math.ceil(DAY_S / intervalS + switchDevices.size * (DAY_S / statusEveryS));
+  const forecast = group.some((n) => n.mode === 'surplus' && (Number(n.runFor) > 0 || (n.cheapBelow !== undefined && n.cheapBelow !== ''))) ? 1 : 0;
+  return Math.ceil(DAY_S / intervalS + switchDevices.size * (DAY_S / statusEveryS)) + forecast;
 }
 
 const MQTT_INTERVAL_S = 60;
