@@ -6,6 +6,7 @@ import { errorDetails, shortReason, toError } from './errors.js';
 import { commonKey } from './i18n.js';
 import { RetryStatus } from './retry-status.js';
 import { describeValue, guardMessage } from './msg-guard.js';
+import { startInput } from './input-turns.js';
 
 /** Properties every flow node of this package has. */
 export interface FlowNodeDef extends NodeDef {
@@ -97,7 +98,7 @@ export class FlowNodeRuntime {
    */
   onInput<M extends NodeMessageInFlow>(handler: Handler<M>, prepare?: (msg: M) => void): void {
     this.node.on('input', (msg: NodeMessageInFlow, send: SendFn, done: (err?: Error) => void) => {
-      void this.run(handler, msg as M, send, safeDone(this.node, done), prepare);
+      startInput(() => void this.run(handler, msg as M, send, safeDone(this.node, done), prepare));
     });
   }
 
