@@ -274,15 +274,16 @@ async function main() {
     await control(sim, 'POST', 'faults', { errorRate: 1 });
     await advanceClocks(sim, nr, OUTAGE_S);
     const lastTick = (await nr.ask('figures')).lastTrigger.short;
-    const catchUpFrom = lastTick + 30000 * (Math.floor((outageFrom - lastTick) / 30000) + 2) - 100;
-    await sleep(catchUpFrom - Date.now());
+    const serviceBackAt = lastTick + 30000 * (Math.floor((outageFrom - lastTick) / 30000) + 2) - 100;
+    await sleep(serviceBackAt - Date.now());
 
-    // 3. The catch-up: the service back just before a 30-s trigger; the 5-min trigger fired with it. It ends with
-    // the last device's first output since the service is back: its back-fill.
+    // 3. The catch-up: the service back just before a 30-s trigger; the 5-min trigger fired with it. It runs from
+    // the moment the service is back to the last device's first output since: its back-fill.
     const outage = await nr.ask('phase', { name: 'catchup' });
     await control(sim, 'POST', 'faults', { errorRate: 0 });
-    const catchUpSimS = (await control(sim, 'GET', 'clock')).now;
+    const catchUpFrom = Date.now();
     await nr.admin('POST', `inject/${FLOW_IDS.every5min}`);
+    const catchUpSimS = (await control(sim, 'GET', 'clock')).now - (Date.now() - catchUpFrom) / 1000;
     setTimeout(() => void nr.admin('POST', `inject/${FLOW_IDS.every3min}`).catch(() => undefined), 1000);
     const expectedKeys = 2 * first.counts.shortMsgs;
     let progress;

@@ -30,7 +30,7 @@ const MAX_MARGIN_MS = 400;
  * Of a late start's delay, at most this much is made up by starting the next ones sooner. The sliding window
  * still holds; what is made up arrives as a short run of back-to-back requests.
  */
-const CATCH_UP_MS = 25;
+const CATCH_UP_MS = 50;
 /** After this many starts without a 429 TPS, a widened margin narrows again by a quarter. */
 const CLEAN_STARTS_TO_NARROW = 100;
 const DAY_MS = 86_400_000;
