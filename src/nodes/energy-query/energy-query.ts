@@ -32,7 +32,7 @@ export = function (RED: NodeAPI): void {
   function EnergyQueryNode(this: Node, def: EnergyQueryDef & ChartDef): void {
     RED.nodes.createNode(this, def);
     def = upgradeSavedConfig(this, def, migrations);
-    attachDailyCost(RED, this, def, () => ({ nowMs: nodeClock(RED)() }));
+    attachDailyCost(RED, this, def, () => ({ nowMs: nodeClock(RED)(), devicesPerTrigger: runtime.devicesPerTrigger() }));
     const node = this;
     const runtime = new FlowNodeRuntime(RED, node, def);
     const output: OutputFormat = OUTPUT_FORMATS.includes(def.output as OutputFormat) ? (def.output as OutputFormat) : 'entries';
