@@ -98,20 +98,25 @@
     }
     $search.searchBox({ delay: 80, change: render });
     $search.attr('placeholder', t('picker.search', { total: options.length }));
+    // Keys handled here go no further: the editor's own shortcuts (which Enter also has) would meet a panel
+    // already removed.
     $search.on('keydown', function (evt) {
       if (evt.key === 'Enter') {
         evt.preventDefault();
+        evt.stopPropagation();
         var first = $list.find('a').first();
         if (first.length) first.trigger('click');
       } else if (evt.key === 'ArrowDown') {
         evt.preventDefault();
+        evt.stopPropagation();
         $list.find('a').first().trigger('focus');
       }
     });
     $list.on('keydown', 'a', function (evt) {
       var $item = $(this).parent();
-      if (evt.key === 'ArrowDown' && $item.next().length) { evt.preventDefault(); $item.next().children('a').trigger('focus'); }
-      if (evt.key === 'ArrowUp') { evt.preventDefault(); ($item.prev().length ? $item.prev().children('a') : $search).trigger('focus'); }
+      if (evt.key === 'Enter') evt.stopPropagation();
+      if (evt.key === 'ArrowDown' && $item.next().length) { evt.preventDefault(); evt.stopPropagation(); $item.next().children('a').trigger('focus'); }
+      if (evt.key === 'ArrowUp') { evt.preventDefault(); evt.stopPropagation(); ($item.prev().length ? $item.prev().children('a') : $search).trigger('focus'); }
     });
     render();
     panel.show({ target: $input, align: 'right' });
