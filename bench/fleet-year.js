@@ -12,9 +12,8 @@
 // The simulator runs in its own process and draws its latency and arrival jitter from its seed; a gateway process
 // in front of it stamps each arrival (bench/gateway-process.js), as the service's gateway counts requests.
 // BENCH_DEVICES=1,10 picks the fleet sizes (at most 30), BENCH_WIDE_JITTER_DEVICES the report-only run's (0: skip).
-const { spawn } = require('node:child_process');
 const os = require('node:os');
-const path = require('node:path');
+const { control, maxPerSecond, startSim } = require('./service-processes');
 const { COLLECT_READ_AHEAD, EnergyApiClient, floorToBucket, planLongRanges } = require('../dist/api');
 const { SIM_DEVICES, SIM_KEYS } = require('../dist/simulator');
 
@@ -31,56 +30,6 @@ const WIDE_JITTER_DEVICES = Number(process.env.BENCH_WIDE_JITTER_DEVICES ?? 3);
 const TARGETS = { ratio: 1.05, switchMs: 1000, heapMb: 200 };
 const READABLE = Object.values(SIM_DEVICES).filter((id) => id !== SIM_DEVICES.forbidden && id !== SIM_DEVICES.uninitialised);
 const failures = [];
-
-/**
- * A bench process: the simulator or its gateway. They stand for a service on its own machines: they run at a
- * raised priority where the system allows it, so the load of this machine (the client, other jobs) does not
- * delay when arrivals are stamped.
- */
-const children = new Set();
-process.on('exit', () => { for (const child of children) child.kill(); });
-for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(1));
-
-function startChild(script, arg) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(__dirname, script), arg], { stdio: ['ignore', 'pipe', 'inherit'] });
-    children.add(child);
-    child.once('exit', () => children.delete(child));
-    let prioritised = false;
-    try {
-      os.setPriority(child.pid, -10);
-      prioritised = true;
-    } catch { /* not permitted: it shares the CPU like any process */ }
-    child.stdout.once('data', (d) => resolve({ url: String(d).trim(), child, prioritised, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) }));
-    child.once('error', reject);
-  });
-}
-
-/** The simulator, and the gateway in front of it that stamps arrivals: the client talks to `apiUrl`. */
-async function startSim(options) {
-  const sim = await startChild('sim-process.js', JSON.stringify({ ...options, arrivalStampHeader: true }));
-  const gateway = await startChild('gateway-process.js', sim.url);
-  return {
-    url: sim.url, apiUrl: gateway.url, prioritised: sim.prioritised && gateway.prioritised,
-    stop: () => Promise.all([gateway.stop(), sim.stop()]),
-  };
-}
-
-async function control(sim, method, route, body) {
-  const res = await fetch(`${sim.url}/__sim/${route}`, { method, headers: { 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
-  return res.json();
-}
-
-/** Most requests that arrived at the simulator inside any one second (the simulator's own sliding window). */
-function maxPerSecond(log) {
-  const at = log.map((r) => r.at).sort((a, b) => a - b);
-  let max = 0;
-  for (let i = 0, j = 0; i < at.length; i++) {
-    while (at[i] - at[j] >= 1000) j++;
-    max = Math.max(max, i - j + 1);
-  }
-  return max;
-}
 
 /** The year of 5-minute data that ends at the start of yesterday (UTC), for the i-th fixed-fleet device. */
 function yearFor(i, nowS) {
@@ -204,6 +153,7 @@ async function main() {
   const benchStarted = Date.now();
   const sim = await startSim({
     latencyMs: SIM_LATENCY_MS, latencyJitterMs: LATENCY_JITTER_MS, arrivalJitterMs: ARRIVAL_JITTER_MS,
+    // Stated, not left to the simulator: it would size a 31-device key at 10/s. This bench measures 5/s.
     tps: TPS, tpd: 1_000_000, extraDevices: EXTRA_DEVICES,
   });
   try {

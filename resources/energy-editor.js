@@ -55,16 +55,72 @@
     $button.insertAfter($input.next('datalist'));
     $button.on('click', function (evt) {
       evt.preventDefault();
-      var options = $button.data('options') || [];
-      RED.popover.menu({
-        options: options.map(function (o) { return { label: o.value + '  ·  ' + o.text, value: o.value }; }),
-        onselect: function (o) { $input.val(o.value).trigger('change'); },
-        maxHeight: 320,
-        width: Math.max($input.outerWidth(), 320),
-        disposeOnClose: true
-      }).show({ target: $input, align: 'right' });
+      choicesPanel($input, $button.data('options') || []);
     });
     return $button;
+  }
+
+  /** Choices shown at once in the panel: a fleet's hundreds of devices are searched, not scrolled. */
+  var SHOWN = 50;
+
+  /**
+   * The choices in a panel under the input, with a search field over their ids and labels (every word typed must
+   * match); the first SHOWN matches are listed, the count of the rest is said. Enter takes the first match.
+   */
+  function choicesPanel($input, options) {
+    var $content = $('<div class="energy-api-choices-panel">').css({ padding: '6px', width: Math.max($input.outerWidth() + 40, 360) + 'px' });
+    var $search = $('<input type="text" class="energy-api-choices-search">');
+    $('<div>').css({ marginBottom: '6px' }).append($search).appendTo($content);
+    var $list = $('<ul class="red-ui-menu">').css({ maxHeight: '300px', overflowY: 'auto' }).appendTo($content);
+    var $note = $('<div class="energy-api-choices-note form-tips">').css({ marginTop: '6px' }).hide().appendTo($content);
+    var panel = RED.popover.panel($content);
+    function choose(option) {
+      $input.val(option.value).trigger('change');
+      panel.hide();
+    }
+    function render() {
+      var words = String($search.val() || '').toLowerCase().split(/\s+/).filter(Boolean);
+      var matches = options.filter(function (o) {
+        var text = (o.value + ' ' + o.text).toLowerCase();
+        return words.every(function (w) { return text.indexOf(w) >= 0; });
+      });
+      $list.empty();
+      matches.slice(0, SHOWN).forEach(function (option) {
+        $('<a href="#">').text(option.value + '  ·  ' + option.text).on('click', function (evt) {
+          evt.preventDefault();
+          choose(option);
+        }).appendTo($('<li>').appendTo($list));
+      });
+      $search.searchBox('count', words.length ? matches.length + ' / ' + options.length : '');
+      if (matches.length === 0) $note.text(t('picker.noMatch')).show();
+      else if (matches.length > SHOWN) $note.text(t('picker.more', { shown: SHOWN, total: matches.length })).show();
+      else $note.hide();
+    }
+    $search.searchBox({ delay: 80, change: render });
+    $search.attr('placeholder', t('picker.search', { total: options.length }));
+    // Keys handled here go no further: the editor's own shortcuts (which Enter also has) would meet a panel
+    // already removed.
+    $search.on('keydown', function (evt) {
+      if (evt.key === 'Enter') {
+        evt.preventDefault();
+        evt.stopPropagation();
+        var first = $list.find('a').first();
+        if (first.length) first.trigger('click');
+      } else if (evt.key === 'ArrowDown') {
+        evt.preventDefault();
+        evt.stopPropagation();
+        $list.find('a').first().trigger('focus');
+      }
+    });
+    $list.on('keydown', 'a', function (evt) {
+      var $item = $(this).parent();
+      if (evt.key === 'Enter') evt.stopPropagation();
+      if (evt.key === 'ArrowDown' && $item.next().length) { evt.preventDefault(); evt.stopPropagation(); $item.next().children('a').trigger('focus'); }
+      if (evt.key === 'ArrowUp') { evt.preventDefault(); evt.stopPropagation(); ($item.prev().length ? $item.prev().children('a') : $search).trigger('focus'); }
+    });
+    render();
+    panel.show({ target: $input, align: 'right' });
+    $search.trigger('focus');
   }
 
   function devicePicker(input, apiSelector, hint) {

@@ -137,6 +137,7 @@ function stopChild(child, timeoutMs = 10000) {
  * @param {string} [opts.apiUrl] the real service (default env ENERGY_API_URL); no simulator then.
  * @param {string} [opts.apiKey] key for apiUrl (default env ENERGY_API_KEY).
  * @param {boolean} [opts.reset] deploy the demo flows even if the user directory has flows.
+ * @param {number} [opts.extraDevices] seeded extra sites the simulator adds (tests of a fleet-sized key).
  *   (The simulator keeps its state in <userDir>/simulator-state.json; delete it to start the devices fresh.)
  * @param {(line: string) => void} [opts.log] where Node-RED's output goes (default: stdout).
  */
@@ -163,7 +164,7 @@ async function start(opts = {}) {
   } else {
     const { startSimulator, SIM_KEYS, SIM_AMBER_KEY } = require(path.join(ROOT, 'dist/simulator/index.js'));
     // Switch states, labels and other PATCHed values survive a restart (the user directory is git-ignored).
-    simulator = await startSimulator({ port: simPort, host: '127.0.0.1', stateFile: path.join(userDir, SIM_STATE_FILE) });
+    simulator = await startSimulator({ port: simPort, host: '127.0.0.1', stateFile: path.join(userDir, SIM_STATE_FILE), extraDevices: opts.extraDevices });
     baseUrl = simulator.baseUrl;
     apiKey = SIM_KEYS.full;
     amberUrl ??= simulator.amberUrl;

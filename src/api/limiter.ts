@@ -26,6 +26,11 @@ const PRIORITIES: readonly RequestPriority[] = ['interactive', 'normal', 'bulk']
 const WINDOW_MS = 1000;
 const DEFAULT_MARGIN_MS = 25;
 const MAX_MARGIN_MS = 400;
+/**
+ * Of a late start's delay, at most this much is made up by starting the next ones sooner. The sliding window
+ * still holds; what is made up arrives as a short run of back-to-back requests.
+ */
+const CATCH_UP_MS = 50;
 /** After this many starts without a 429 TPS, a widened margin narrows again by a quarter. */
 const CLEAN_STARTS_TO_NARROW = 100;
 const DAY_MS = 86_400_000;
@@ -232,9 +237,10 @@ export class RateLimiter extends EventEmitter {
         continue;
       }
       // A timer that ran late (a busy event loop) does not push every later start back: the spacing
-      // counts from when this start was due, catching up by at most a quarter of a spacing.
+      // counts from when this start was due, catching up by at most a quarter of a spacing or CATCH_UP_MS,
+      // whichever is more (at 100/s a quarter spacing is 2.5 ms, and every longer delay would be lost for good).
       const onTime = Math.max(dueAt, waiter.queuedAt);
-      this.lastStartAt = Math.min(t, Math.max(onTime, t - this.spacingMs() / 4));
+      this.lastStartAt = Math.min(t, Math.max(onTime, t - Math.max(this.spacingMs() / 4, CATCH_UP_MS)));
       this.noteCleanStart();
       waiter.run();
     }

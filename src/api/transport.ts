@@ -7,6 +7,7 @@ import { header, linkSignals, resetInSeconds, sleep, type MarkSent, type RateLim
 import { encodeQuery, type QueryParams } from './params.js';
 import type { RequestPriority } from './types.js';
 import { parseJsonInTurns } from './json.js';
+import { ServiceHealth } from './service-health.js';
 
 export interface TransportOptions {
   baseUrl: string;
@@ -82,6 +83,7 @@ export class Transport {
   private readonly backoffMaxMs: number;
   private readonly now: () => number;
   private readonly closing = new AbortController();
+  private readonly health = new ServiceHealth();
 
   constructor(options: TransportOptions) {
     this.limiter = options.limiter;
@@ -126,11 +128,16 @@ export class Transport {
       if (outcome.kind === 'done') return outcome.response;
       const mayRetry = idempotent || !outcome.processed;
       if (!mayRetry || attempt >= this.maxRetries) throw outcome.error;
+      // While the service fails every request, the next trigger tries again instead of seven attempts of each
+      // (checked again after the wait: the service may have been found down meanwhile).
+      const serviceDown = (): boolean => this.health.down && isServiceFailure(outcome.error);
+      if (serviceDown()) throw notRetried(outcome.error);
       const waitMs = outcome.waitMs ?? this.backoff(attempt);
       // A 429 concerns the whole key: every queued request waits, not only this one.
       if (outcome.error.status === 429) this.limiter.pauseFor(waitMs);
       spec.onRetry?.({ kind: 'retrying', attempt: attempt + 1, waitMs, error: outcome.error });
       await sleep(waitMs, signal);
+      if (serviceDown()) throw notRetried(outcome.error);
     }
   }
 
@@ -154,8 +161,12 @@ export class Transport {
         transport: wireWatcher(markSent),
       });
     } catch (err) {
-      return this.networkFailure(err, spec, signal);
+      const failure = this.networkFailure<T>(err, spec, signal);
+      this.health.failure(spec);
+      return failure;
     }
+    if (response.status >= 500) this.health.failure(spec);
+    else this.health.answered();
     if (response.status !== 429) this.limiter.learn(response.headers as Record<string, unknown>);
     return this.interpret<T>(response, spec);
   }
@@ -250,6 +261,19 @@ export class Transport {
     const ceiling = Math.min(this.backoffMaxMs, this.backoffBaseMs * 2 ** attempt);
     return ceiling / 2 + Math.random() * (ceiling / 2);
   }
+}
+
+/** The service failed, not the request: a 5xx, or no connection or answer. */
+function isServiceFailure(error: EnergyApiError): boolean {
+  return error.status >= 500 || error.code === 'NETWORK' || error.code === 'TIMEOUT';
+}
+
+function notRetried(error: EnergyApiError): EnergyApiError {
+  return new EnergyApiError({
+    status: error.status, code: error.code, apiMessage: error.apiMessage, errors: error.errors.length ? error.errors : undefined,
+    rateLimit: error.rateLimit, method: error.method, path: error.path, sent: error.sent,
+    message: `${error.message} (not retried: the service is failing every request; the next one tries again)`,
+  });
 }
 
 /** Node's http/https, noting the moment the request is fully written (what the limiter counts). */

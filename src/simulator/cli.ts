@@ -2,7 +2,8 @@
 /** `npm run simulator` / `npx energy-api-simulator`: the simulator on the real clock. */
 import { parseArgs } from 'node:util';
 import { createExtraSites } from './extraSites.js';
-import { createFleet } from './fleet.js';
+import { createFleet, keyGrants } from './fleet.js';
+import { fleetLimits } from './rateLimit.js';
 import { SIM_AMBER_KEY, SIM_DEVICES, SIM_KEYS, startSimulator, type SimulatorOptions } from './index.js';
 import { createAmberSites } from './prices/sites.js';
 import type { HeaderStyle, LongWindow } from './types.js';
@@ -28,8 +29,12 @@ Options:
                          5 minutes lie inside the range; an entry is stamped at the end of its
                          period)
   --seed <n>             seed of the sites' weather and habits (default 1)
-  --tps <n>              requests per second per key (default 5)
-  --tpd <n>              requests per day per key (default 10000)
+  --tps <n>              requests per second per key (default: sized by the key's devices, as
+                         the live service does: 5 for the fixed fleet, about one per three
+                         devices with --extra-devices)
+  --tpd <n>              requests per day per key (default: sized by the key's devices: 10000
+                         for the fixed fleet; with --extra-devices, reads of every device's short
+                         energy every 30 s and long energy and status every 5 min, plus a quarter)
   --latency-ms <n>       added to every API response (default 0)
   --latency-jitter-ms <n>
                          each response's latency varies by up to this much either side of
@@ -103,11 +108,14 @@ async function main(): Promise<void> {
   const models = new Map(createFleet(fleet).map((d) => [d.id, d.model]));
   console.log(`Energy API simulator listening at ${sim.baseUrl}`);
   console.log(`Demo API key (full access): ${SIM_KEYS.full}`);
+  const extra = createExtraSites(options.extraDevices ?? 0, fleet);
+  const sized = fleetLimits(keyGrants(extra.map((d) => d.id)).get(SIM_KEYS.full)?.devices.length ?? 0);
+  console.log(`Its limits: ${options.tps ?? sized.tps} requests/s, ${options.tpd ?? sized.tpd} requests/day`);
   if (options.stateFile) console.log(`State file: ${options.stateFile}`);
   if (options.longWindow === 'coverage') console.log('Long energy: ranges select by coverage (the spec\'s reading)');
   console.log('Devices:');
   for (const [name, id] of Object.entries(SIM_DEVICES)) console.log(`  ${id}  ${models.get(id)?.padEnd(8)} ${name}`);
-  for (const d of createExtraSites(options.extraDevices ?? 0, fleet)) console.log(`  ${d.id}  ${d.model.padEnd(8)} ${d.label}`);
+  for (const d of extra) console.log(`  ${d.id}  ${d.model.padEnd(8)} ${d.label}`);
   console.log(`Amber-compatible prices at ${sim.amberUrl} (key ${SIM_AMBER_KEY}); sites:`);
   for (const site of createAmberSites(createFleet(fleet), fleet.seed).values()) console.log(`  ${site.id}  for ${site.deviceId}`);
   console.log(`Control: ${sim.url}/__sim/{log,clock,faults,outage,report/<id>,reset,limits,amber-limits}`);

@@ -37,9 +37,12 @@ export interface SimulatorOptions {
    * default false.
    */
   arrivalStampHeader?: boolean;
-  /** Default 5. */
+  /**
+   * Requests per second of every key. Default: sized by the devices the key may use, as the live service does
+   * (5 for a key of the fixed fleet; about one per three devices with `extraDevices`).
+   */
   tps?: number;
-  /** Default 10000. */
+  /** Requests per day of every key. Default: sized by the key's devices (10000 for a key of the fixed fleet). */
   tpd?: number;
   /** Rate-limit header form: 'live' (default, the service's), 'spec' or 'both'. */
   headerStyle?: HeaderStyle;

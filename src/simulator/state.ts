@@ -27,6 +27,7 @@ export interface StateOptions {
    * cannot delay it. For benches on one machine; default false.
    */
   arrivalStampHeader?: boolean;
+  /** Every key's limits; undefined = sized by the key's devices (see rateLimit.ts fleetLimits). */
   tps?: number;
   tpd?: number;
   headerStyle?: HeaderStyle;
@@ -69,10 +70,10 @@ export class SimulatorState implements SimulatorControl {
     this.seed = options.seed ?? 1;
     this.stampsFromFront = options.arrivalStampHeader === true;
     this.faults = new FaultInjector(this.seed);
-    this.limiter = new RateLimiter(options.tps ?? 5, options.tpd ?? 10000, options.headerStyle ?? 'live');
     this.longWindow = options.longWindow ?? 'timestamp';
     this.loadFleet();
     this.grants = keyGrants(this.extraSites().map((d) => d.id));
+    this.limiter = new RateLimiter({ tps: options.tps, tpd: options.tpd }, options.headerStyle ?? 'live', (key) => this.grants.get(key)?.devices.length ?? 0);
     if (saved) restore(this.devices, saved);
     this.amberSites = createAmberSites(this.devices.values(), this.seed);
     this.persist();
@@ -167,8 +168,7 @@ export class SimulatorState implements SimulatorControl {
     this.clearLog();
     this.limiter.clear();
     this.spanLimits = true;
-    this.limiter.tps = this.options.tps ?? 5;
-    this.limiter.tpd = this.options.tpd ?? 10000;
+    this.limiter.resetOverride({ tps: this.options.tps, tpd: this.options.tpd });
     this.limiter.headerStyle = this.options.headerStyle ?? 'live';
     this.amberLimiter.clear();
     this.amberLimiter.limit = 50;
@@ -185,8 +185,7 @@ export class SimulatorState implements SimulatorControl {
   }
 
   setLimits(settings: LimitSettings): void {
-    if (settings.tps !== undefined) this.limiter.tps = settings.tps;
-    if (settings.tpd !== undefined) this.limiter.tpd = settings.tpd;
+    this.limiter.setOverride({ tps: settings.tps, tpd: settings.tpd });
     if (settings.headerStyle !== undefined) this.limiter.headerStyle = settings.headerStyle;
     if (settings.spanLimits !== undefined) this.spanLimits = settings.spanLimits;
     if (settings.longWindow !== undefined) this.longWindow = settings.longWindow;

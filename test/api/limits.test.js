@@ -106,6 +106,27 @@ for (const headerStyle of ['live', 'spec']) describe(`rate limits, retries and f
     assert.equal(out.device.label, 'z', 'a PATCH refused with 429 was not processed, so it is retried');
   });
 
+  it('an outage: once twenty different requests failed in a row, a failed request is not retried until the service answers again', async () => {
+    sim.control.setLimits({ tps: 1000 });
+    // Backoff of at least 500 ms: every first attempt has failed before any retry could be sent.
+    const c = client({ tps: 1000, backoffBaseMs: 1000, maxRetries: 2 });
+    await c.listDevices();
+    sim.control.clearLog();
+    sim.control.setFaults({ errorRate: 1, seed: 1 });
+    const reads = Array.from({ length: 30 }, (_, i) => c.getShortEnergy(D.meter3M, { fromTs: T0 - 3600 * (i + 1), toTs: T0 - 3600 * i }));
+    const outcomes = await Promise.allSettled(reads);
+    assert.ok(outcomes.every((o) => o.status === 'rejected' && o.reason.status >= 500));
+    assert.equal(apiLog().length, 30, 'each read tried once: the service was failing every request');
+    assert.match(outcomes[29].reason.message, /not retried: the service is failing every request/);
+    // The service answers again: a single failing request is retried as before.
+    sim.control.setFaults({ errorRate: 0 });
+    await c.listDevices();
+    sim.control.clearLog();
+    sim.control.setFaults({ errorRate: 1, seed: 1 });
+    await assert.rejects(c.getDevice(D.meter3M), (err) => err.status >= 500 && !/not retried/.test(err.message));
+    assert.equal(apiLog().length, 3, 'the first attempt and two retries');
+  });
+
   it('delivers a year of 5-minute data whole, exactly once, through 20 % errors and resets', async function () {
     this.timeout(120000);
     const to = floorToBucket(T0, '5m', 'UTC') - 86400;

@@ -155,7 +155,7 @@ describe('e2e: editor polish', function () {
   it('the config dialog states what its nodes cost a day', async () => {
     await page.evaluate((id) => RED.editor.editConfig('', 'energy-api', id), CONFIG);
     await page.waitForFunction(() => /requests a day/.test($('#energy-api-budget-state').text()), null, { timeout: 10000 });
-    assert.match(await page.locator('#energy-api-budget-state').innerText(), /about \d+ requests a day/);
+    assert.match(await page.locator('#energy-api-budget-state').innerText(), /about [\d,]+ requests a day/);
     await h.screenshot(page, 'polish-config-budget.png');
     await page.click('#node-config-dialog-cancel');
   });

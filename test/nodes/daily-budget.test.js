@@ -84,6 +84,22 @@ describe('daily budget of a config node', function () {
     assert.deepEqual(statuses.filter((s) => s.fill), []);
   });
 
+  it('counts a trigger that a function fans out to several devices (msg.deviceId) once per device', async function () {
+    const api = apiConfig(sim);
+    const fleet = [SIM_DEVICES.meter3M, SIM_DEVICES.switch6M3SW, SIM_DEVICES.wifi6MW];
+    await load(nodes(), [
+      api.node,
+      { id: 'tick', type: 'inject', repeat: '600', crontab: '', once: false, wires: [['relay']] },
+      { id: 'relay', type: 'change', rules: [], wires: [['query']] },
+      { id: 'query', type: 'energy-query', name: 'each device', api: 'api', deviceId: '', kind: 'short', query: 'latest', output: 'entries', wires: [[]] },
+    ], api.credentials);
+    const config = helper.getNode('api');
+    assert.equal(config.dailyBudget().requestsPerDay, 144, 'before any msg: one device per trigger');
+    for (const deviceId of fleet) helper.getNode('query').receive({ deviceId });
+    await until(() => sim.control.log().filter((r) => r.path.includes('/short-energy/')).length === fleet.length);
+    assert.equal(config.dailyBudget().requestsPerDay, 144 * fleet.length, 'each trigger reaches the three devices named lately');
+  });
+
   it('estimates from schedules: crontabs, long ranges split by span, one-per-entry outputs not counted', function () {
     assert.equal(cronRunsPerDay('30 00 * * *'), 1);
     assert.equal(cronRunsPerDay('*/15 * * * *'), 96);

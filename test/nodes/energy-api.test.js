@@ -188,6 +188,16 @@ describe('energy-api config node', function () {
       }
     });
 
+    it('/devices costs one request when the devices were read in the last 10 minutes (a fleet\'s status reads)', async function () {
+      await setup();
+      const { client } = helper.getNode('api');
+      await Promise.all((await client.listDevices()).map((id) => client.getDevice(id)));
+      sim.control.clearLog();
+      const res = await admin('/energy-api/api/devices').expect(200);
+      assert.equal(res.body.length, (await simGet(sim, '/devices')).length);
+      assert.deepEqual(sim.control.log().filter((r) => r.key5 === SIM_KEYS.full.slice(-5)).map((r) => r.path), ['/v3/devices'], 'the list, and no device read');
+    });
+
     it('/devices/:deviceId gives the channels and switches', async function () {
       await setup();
       const res = await admin(`/energy-api/api/devices/${SIM_DEVICES.switch6M3SW}`).expect(200);

@@ -443,6 +443,26 @@ describe('energy-query', function () {
       assert.equal(second[0].payload.duration, 300);
     });
 
+    it('follows many devices through msg.deviceId side by side, and one device\'s overlapping triggers one after another', async function () {
+      const ctx = await setup({ follow: true, fromTs: String(T0 - 300), timezone: 'UTC' });
+      const got = [];
+      ctx.out.on('input', (m) => got.push({ deviceId: m.deviceId, timestamps: m.payload.map((e) => e.timestamp) }));
+      // Answers take 3 s: a node that ran every follow read after the one before could not have sent the
+      // second device's request before the first device's entries were out.
+      sim.control.setFaults({ latencyMs: 3000 });
+      ctx.node.receive({ deviceId: METER });
+      ctx.node.receive({ deviceId: SIX });
+      ctx.node.receive({ deviceId: METER });
+      await until(() => energyRequests().some((r) => r.path.endsWith(`/${SIX}`)), 2500, 'the second device\'s read is sent');
+      assert.deepEqual(got, [], 'sent while the first device\'s read was still waiting for its answer');
+      assert.equal(energyRequests().filter((r) => r.path.endsWith(`/${METER}`)).length, 1, 'the same device\'s second trigger waits for its first');
+      await until(() => got.length === 2 && energyRequests().filter((r) => r.path.endsWith(`/${METER}`)).length === 2, 20000, 'both devices emitted');
+      await until(() => ctx.statuses.at(-1).fill !== 'blue', 10000, 'the last trigger ended');
+      await pause(50);
+      assert.deepEqual(got.map((m) => m.deviceId).sort(), [METER, SIX].sort(), 'the repeated trigger of the first device found nothing new');
+      for (const m of got) assert.equal(m.timestamps.length, 11);
+    });
+
     it('appends chart points in follow mode', async function () {
       const ctx = await setup({ follow: true, output: 'chart', fromTs: String(T0 - 60) });
       const [msg] = await collect(ctx);

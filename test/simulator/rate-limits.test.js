@@ -94,3 +94,51 @@ describe('simulator: rate limits', function () {
     assert.equal(r.headers.get('x-ratelimit-limit'), '10');
   });
 });
+
+describe('simulator: limits sized by the key\'s fleet (real-service.md)', function () {
+  this.timeout(30000);
+  const limitsOf = (res) => [Number(res.headers.get('x-ratelimit-tpslimit')), Number(res.headers.get('x-ratelimit-tpdlimit'))];
+
+  it('a key of the fixed fleet keeps the example limits, 5/s and 10000/day', async () => {
+    const t = await start({ tps: undefined, tpd: undefined });
+    try {
+      for (const key of [SIM_KEYS.full, SIM_KEYS.subset]) assert.deepEqual(limitsOf(await t.get('/devices', { key })), [5, 10000]);
+    } finally {
+      await t.sim.close();
+    }
+  });
+
+  it('a key with 307 devices gets about one request per second per three devices and a day of 30 s and 5 min reads plus a quarter', async () => {
+    // Every request stamped with one arrival time, as a gateway would stamp a burst: the window's count then
+    // does not depend on how fast this machine sends them.
+    const t = await start({ tps: undefined, tpd: undefined, extraDevices: 300, arrivalStampHeader: true });
+    const headers = { 'X-Sim-Arrived-At': String(Date.now()) };
+    try {
+      const ids = (await t.get('/devices', { headers })).body;
+      assert.equal(ids.length, 307);
+      const perDevice = 86400 / 30 + 2 * (86400 / 300);
+      assert.deepEqual(limitsOf(await t.get('/devices', { headers })), [Math.round(307 / 3), Math.ceil(1.25 * perDevice * 307)]);
+      assert.deepEqual(limitsOf(await t.get('/devices', { key: SIM_KEYS.subset, headers })), [5, 10000], 'the two-device key keeps the small limits');
+      // The window holds 102 requests: of a burst of 103 after the two reads above, 3 are refused.
+      const statuses = await Promise.all(Array.from({ length: 103 }, () => t.get(`/devices/${ids[0]}`, { headers })));
+      assert.equal(statuses.filter((r) => r.status === 200).length, 100);
+      assert.equal(statuses.filter((r) => r.status === 429).length, 3);
+    } finally {
+      await t.sim.close();
+    }
+  });
+
+  it('explicit limits apply to every key, and a reset goes back to the sized ones', async () => {
+    const t = await start({ tps: 7, tpd: undefined, extraDevices: 300 });
+    try {
+      assert.deepEqual(limitsOf(await t.get('/devices')), [7, 1326240]);
+      assert.deepEqual(limitsOf(await t.get('/devices', { key: SIM_KEYS.subset })), [7, 10000]);
+      t.sim.control.setLimits({ tpd: 50000 });
+      assert.deepEqual(limitsOf(await t.get('/devices')), [7, 50000]);
+      t.sim.control.reset();
+      assert.deepEqual(limitsOf(await t.get('/devices')), [7, 1326240]);
+    } finally {
+      await t.sim.close();
+    }
+  });
+});

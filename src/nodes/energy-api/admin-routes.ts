@@ -79,9 +79,11 @@ function deviceList(client: EnergyApiClient): Promise<unknown[]> {
   if (cached && Date.now() - cached.at < DEVICE_LIST_TTL_MS) return cached.list;
   const list = (async () => {
     const ids = await client.listDevices({ priority: 'interactive' });
+    // A device read in the last 10 minutes (a fleet's status reads keep them fresh) costs no request: with
+    // hundreds of devices, opening a dialog would otherwise spend one per device.
     return Promise.all(ids.map(async (id) => {
       try {
-        const device = await client.getDevice(id, { priority: 'interactive' });
+        const device = await client.knownDevice(id, { priority: 'interactive' });
         return { id, label: device.label, model: device.model, timezone: device.timezone };
       } catch {
         return { id, label: '', model: '' };

@@ -10,10 +10,26 @@ export interface BudgetReport {
   over: boolean;
   /** The costliest nodes first (at most five). */
   top: Array<{ id: string; type: string; name: string; requestsPerDay: number }>;
+  /** Nodes with a daily cost, and what the ones beyond `top` cost together (hundreds of nodes stay one line). */
+  nodes: number;
+  othersPerDay: number;
 }
 
 const SHOWN = 5;
 const NAMED_IN_STATUS = 2;
+
+/** 1326240 → "1,326,240": figures of a fleet's budget stay readable. */
+export const grouped = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+/** "a (x), b (y) and 3 more (z)": the costliest nodes, and the rest in one figure. */
+function costliest(r: BudgetReport, shown: number): string {
+  const named = r.top.slice(0, shown);
+  const list = named.map((c) => `${c.name} (${c.type}): ${grouped(c.requestsPerDay)}`).join('; ');
+  const rest = r.nodes - named.length;
+  if (rest <= 0) return list;
+  const restPerDay = r.requestsPerDay - named.reduce((sum, c) => sum + c.requestsPerDay, 0);
+  return `${list}; ${rest} more node${rest === 1 ? '' : 's'}: ${grouped(restPerDay)}`;
+}
 
 /**
  * Adds up the users' `requestsPerDay()` once the flows have started (and again when the service tells a
@@ -26,7 +42,9 @@ export function watchDailyBudget(RED: NodeAPI, node: EnergyApiConfigNode, users:
     })).filter((c) => c.requestsPerDay > 0).sort((a, b) => b.requestsPerDay - a.requestsPerDay);
     const requestsPerDay = costs.reduce((sum, c) => sum + c.requestsPerDay, 0);
     const limit = tpd();
-    return { tpd: limit, requestsPerDay, over: requestsPerDay > limit, top: costs.slice(0, SHOWN) };
+    const top = costs.slice(0, SHOWN);
+    const othersPerDay = requestsPerDay - top.reduce((sum, c) => sum + c.requestsPerDay, 0);
+    return { tpd: limit, requestsPerDay, over: requestsPerDay > limit, top, nodes: costs.length, othersPerDay };
   };
   let warnedFor = '';
   const check = (): void => {
@@ -36,13 +54,12 @@ export function watchDailyBudget(RED: NodeAPI, node: EnergyApiConfigNode, users:
       warnedFor = '';
       return;
     }
-    const names = r.top.slice(0, NAMED_IN_STATUS).map((c) => c.name).join(', ');
-    node.status({ fill: 'yellow', shape: 'ring', text: RED._('energy-api.status.overBudget', { requests: r.requestsPerDay, tpd: r.tpd, names }) });
+    const names = r.top.slice(0, NAMED_IN_STATUS).map((c) => c.name).join(', ') + (r.nodes > NAMED_IN_STATUS ? ` +${r.nodes - NAMED_IN_STATUS}` : '');
+    node.status({ fill: 'yellow', shape: 'ring', text: RED._('energy-api.status.overBudget', { requests: grouped(r.requestsPerDay), tpd: grouped(r.tpd), names }) });
     const key = `${r.requestsPerDay}/${r.tpd}`;
     if (key === warnedFor) return;
     warnedFor = key;
-    const list = r.top.map((c) => `${c.name} (${c.type}): ${c.requestsPerDay}`).join('; ');
-    node.warn(RED._('energy-api.errors.overBudget', { requests: r.requestsPerDay, tpd: r.tpd, list }));
+    node.warn(RED._('energy-api.errors.overBudget', { requests: grouped(r.requestsPerDay), tpd: grouped(r.tpd), list: costliest(r, SHOWN) }));
   };
   const onStarted = (): void => check();
   let lastTpd = tpd();

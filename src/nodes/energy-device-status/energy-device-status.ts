@@ -37,7 +37,7 @@ export = function (RED: NodeAPI): void {
 
     /** Devices seen by the last "every device" read: that mode costs one request per device. */
     let deviceCount: number | undefined;
-    attachDailyCost(RED, node, def, () => ({ deviceCount }));
+    attachDailyCost(RED, node, def, () => ({ deviceCount, devicesPerTrigger: runtime.devicesPerTrigger() }));
 
     /** Signature of the last output, for "only on change". */
     let lastSignature: string | undefined;

@@ -6,7 +6,7 @@ import {
 import { commonKey } from '../shared/i18n.js';
 import { resolveTimezone } from '../shared/timezone.js';
 import { FlowNodeRuntime, type InputContext } from '../shared/flow-node.js';
-import { FollowStore, followKey, followWindow, isCompleteBucket, selectNew } from './follow.js';
+import { FollowQueue, FollowStore, followKey, followWindow, isCompleteBucket, selectNew } from './follow.js';
 import { ChartBuilder, chartSeries, seriesNames, type ChartSeries } from './outputs.js';
 import { readChartOptions, type ChartDef } from './chart-settings.js';
 import { inSlices, nextTurn } from './chunks.js';
@@ -33,13 +33,12 @@ export = function (RED: NodeAPI): void {
   function EnergyQueryNode(this: Node, def: EnergyQueryDef & ChartDef): void {
     RED.nodes.createNode(this, def);
     def = upgradeSavedConfig(this, def, migrations);
-    attachDailyCost(RED, this, def, () => ({ nowMs: nodeClock(RED)() }));
+    attachDailyCost(RED, this, def, () => ({ nowMs: nodeClock(RED)(), devicesPerTrigger: runtime.devicesPerTrigger() }));
     const node = this;
     const runtime = new FlowNodeRuntime(RED, node, def);
     const output: OutputFormat = OUTPUT_FORMATS.includes(def.output as OutputFormat) ? (def.output as OutputFormat) : 'entries';
     const store = new FollowStore(node);
-    // Follow triggers run one after another, so two overlapping triggers never emit the same entry.
-    let followChain: Promise<unknown> = Promise.resolve();
+    const follows = new FollowQueue();
 
     const nowS = (): number => Math.floor(runtime.now() / 1000);
 
@@ -260,9 +259,7 @@ export = function (RED: NodeAPI): void {
     runtime.onInput<QueryInMsg>(async (ctx) => {
       const r = await resolve(ctx.msg, ctx.client, ctx.config);
       if (!(def.follow && r.settings.query === 'range')) return runOnce(ctx, r);
-      const run = followChain.then(() => runFollow(ctx, r));
-      followChain = run.catch(() => undefined);
-      return run;
+      return follows.run(followKey(r.deviceId, r.settings.kind, r.settings.granularity), () => runFollow(ctx, r));
     });
   }
 

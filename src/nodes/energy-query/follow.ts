@@ -55,6 +55,30 @@ export function selectNew(entries: EnergyEntry[], state: FollowState, window: Fo
   return { fresh, next: { startTs: state.startTs, cursor, emitted } };
 }
 
+/**
+ * Runs follow triggers of one follow key one after another, so two overlapping triggers never emit the same
+ * entry, while triggers of different keys (one node following many devices through msg.deviceId) run side by
+ * side and share the key's rate. A key's chain is dropped once it is idle.
+ */
+export class FollowQueue {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const run = (this.tails.get(key) ?? Promise.resolve()).then(task);
+    const tail = run.then(() => undefined, () => undefined);
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return run;
+  }
+
+  /** Keys with a trigger running or waiting. */
+  get size(): number {
+    return this.tails.size;
+  }
+}
+
 function isFollowState(value: unknown): value is FollowState {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Partial<FollowState>;

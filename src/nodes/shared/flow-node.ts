@@ -6,6 +6,8 @@ import { errorDetails, shortReason, toError } from './errors.js';
 import { commonKey } from './i18n.js';
 import { RetryStatus } from './retry-status.js';
 import { describeValue, guardMessage } from './msg-guard.js';
+import { startInput } from './input-turns.js';
+import { AddressedDevices } from './addressed-devices.js';
 
 /** Properties every flow node of this package has. */
 export interface FlowNodeDef extends NodeDef {
@@ -54,6 +56,7 @@ export class FlowNodeRuntime {
   /** Options for every client call: aborted on close, retries shown in the status. */
   readonly call: NodeCallOptions;
   private shown?: NodeStatus;
+  private readonly addressed = new AddressedDevices();
 
   constructor(
     private readonly RED: NodeAPI,
@@ -93,7 +96,14 @@ export class FlowNodeRuntime {
       throw EnergyApiError.invalid('no device id: set one in the node or send msg.deviceId');
     }
     if (typeof raw !== 'string') throw EnergyApiError.invalid(`msg.deviceId must be text such as B300000000001, not ${describeValue(raw)}`);
-    return checkDeviceId(raw);
+    const id = checkDeviceId(raw);
+    if (msg.deviceId !== undefined && msg.deviceId !== null && msg.deviceId !== '') this.addressed.note(id, this.now());
+    return id;
+  }
+
+  /** How many devices msgs named in the last 10 minutes (at least 1): what one trigger of this node reads. */
+  devicesPerTrigger(): number {
+    return Math.max(1, this.addressed.count(this.now()));
   }
 
   /** The client, or an error that says why the config node cannot give one. */
@@ -109,7 +119,7 @@ export class FlowNodeRuntime {
    */
   onInput<M extends NodeMessageInFlow>(handler: Handler<M>, prepare?: (msg: M) => void): void {
     this.node.on('input', (msg: NodeMessageInFlow, send: SendFn, done: (err?: Error) => void) => {
-      void this.run(handler, msg as M, send, safeDone(this.node, done), prepare);
+      startInput(() => void this.run(handler, msg as M, send, safeDone(this.node, done), prepare));
     });
   }
 

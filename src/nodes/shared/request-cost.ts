@@ -23,6 +23,8 @@ export interface SavedNode {
 export interface CostOptions {
   /** Devices on the key, for "every device" status reads (1 + one per device); default 1. */
   deviceCount?: number;
+  /** Devices one trigger reaches (msgs naming msg.deviceId, one per device); default 1. */
+  devicesPerTrigger?: number;
   /** Clock for relative times such as "-1h" (the span matters, not the date). */
   nowMs?: number;
 }
@@ -228,7 +230,9 @@ export function estimateRequestsPerDay(node: SavedNode, flow: readonly SavedNode
   if (node.type === 'energy-mqtt') return mqttRequestsPerDay(node, flow, options);
   const perTrigger = requestsPerTrigger(node, options);
   if (perTrigger === 0) return 0;
-  return Math.ceil((ownPollsPerDay(node) + triggersPerDay(flow, node.id)) * perTrigger);
+  // A node's own polling reads its own device; what triggers it reads every device its msgs name.
+  const devices = node.type === 'energy-device-status' && node.mode === 'devices' ? 1 : Math.max(1, options.devicesPerTrigger ?? 1);
+  return Math.ceil((ownPollsPerDay(node) + triggersPerDay(flow, node.id) * devices) * perTrigger);
 }
 
 /** Every node of the deployed flows, as saved. */

@@ -1,0 +1,71 @@
+'use strict';
+// What the fleet benches share: the simulator and the gateway in front of it, each in its own process at a
+// raised priority where the system allows it (they stand for a service on its own machines, so the load of this
+// machine does not delay when arrivals are stamped), their control routes, and the sliding-second count.
+const { spawn } = require('node:child_process');
+const os = require('node:os');
+const path = require('node:path');
+
+const children = new Set();
+process.on('exit', () => { for (const child of children) child.kill(); });
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(1));
+
+/** `command` pinned to the CPUs in `cpus` (taskset's list, e.g. "1") when given and taskset is installed. */
+function pinned(cpus, command, args) {
+  if (cpus === undefined || !TASKSET) return { command, args };
+  return { command: TASKSET, args: ['-c', cpus, command, ...args] };
+}
+const TASKSET = ['/usr/bin/taskset', '/bin/taskset'].find((f) => require('node:fs').existsSync(f));
+
+/** A bench process (sim-process.js, gateway-process.js): resolves once it has printed its URL. */
+function startChild(script, arg, { priority = -10, cpus } = {}) {
+  return new Promise((resolve, reject) => {
+    const run = pinned(cpus, process.execPath, [path.join(__dirname, script), arg]);
+    const child = spawn(run.command, run.args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
+    let prioritised = false;
+    try {
+      os.setPriority(child.pid, priority);
+      prioritised = true;
+    } catch { /* not permitted: it shares the CPU like any process */ }
+    child.stdout.once('data', (d) => resolve({ url: String(d).trim(), child, prioritised, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) }));
+    child.once('error', reject);
+  });
+}
+
+/**
+ * The simulator, and the gateway in front of it that stamps arrivals: clients talk to `apiUrl`. `cpus` pins both to
+ * those CPUs (the service's own machine), so that at their raised priority they never take the CPU from the client.
+ */
+async function startSim(options, { cpus } = {}) {
+  const sim = await startChild('sim-process.js', JSON.stringify({ ...options, arrivalStampHeader: true }), { cpus });
+  // The gateway above the simulator: it does little, and stamps an arrival the moment it comes in even while the
+  // simulator is busy building data.
+  const gateway = await startChild('gateway-process.js', sim.url, { priority: -15, cpus });
+  return {
+    url: sim.url, apiUrl: gateway.url, prioritised: sim.prioritised && gateway.prioritised,
+    stop: () => Promise.all([gateway.stop(), sim.stop()]),
+  };
+}
+
+/** A `/__sim/` control route of the simulator (not through the gateway). */
+async function control(sim, method, route, body) {
+  const res = await fetch(`${sim.url}/__sim/${route}`, { method, headers: { 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+  return res.json();
+}
+
+/** Most requests that arrived at the simulator inside any one second (the simulator's own sliding window). */
+function maxPerSecond(log) {
+  const at = log.map((r) => r.at).sort((a, b) => a - b);
+  let max = 0;
+  for (let i = 0, j = 0; i < at.length; i++) {
+    while (at[i] - at[j] >= 1000) j++;
+    max = Math.max(max, i - j + 1);
+  }
+  return max;
+}
+
+const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
+
+module.exports = { startChild, startSim, control, maxPerSecond, loadAverage, pinned };
