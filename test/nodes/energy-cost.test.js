@@ -209,6 +209,14 @@ describe('energy-cost', function () {
     assert.deepEqual([year.days.length, year.total.importKwh, year.total.importCost], [366, 366, 109.8]);
   });
 
+  it('refuses a msg nested thousands of levels deep before the Catch node gets a copy of it (found by the fuzz: the copy never ended)', async () => {
+    const ctx = await setup({});
+    let deep = [];
+    for (let i = 0; i < 3000; i += 1) deep = [deep];
+    const prices = { attributes: { raw_today: [{ start: '2026-01-17T10:00:00Z', end: Infinity, value: deep }] } };
+    await refused(ctx, [entry('2026-01-17T10:00', '2026-01-17T10:05', 1000)], /msg.prices is nested more than 100 levels deep/, { prices });
+  });
+
   it('without channels picked and without an API to find the Grid channel, says how to fix it', async () => {
     const ctx = await setup({}, { channels: '' });
     await refused(ctx, [entry('2026-01-17T10:00', '2026-01-17T10:05', 1000)], /no channels picked and no device to read them from/, { deviceId: 'D630000000002' });
