@@ -82,8 +82,8 @@ async function deploy(page) {
     // While deploying the button is disabled too, with its spinner shown.
     await page.waitForFunction(() => $('#red-ui-header-button-deploy').hasClass('disabled') && $('.red-ui-deploy-button-spinner').is(':hidden'), null, { timeout: 15000 });
   } catch (err) {
-    const dialog = await page.locator('.ui-dialog:visible').allInnerTexts();
-    throw new Error(`deploy did not complete${dialog.length ? `: ${dialog.join(' | ')}` : ''}`);
+    const shown = [...await page.locator('.ui-dialog:visible').allInnerTexts(), ...await page.locator('.red-ui-notification:visible').allInnerTexts()];
+    throw new Error(`deploy did not complete${shown.length ? `: ${shown.join(' | ')}` : ''}`);
   }
 }
 
