@@ -69,8 +69,9 @@ function withTexts(modules) {
     return catalogs.get(type);
   };
   const translate = (key, values = {}) => {
-    const [type, ...rest] = String(key).split('.');
-    const text = rest.reduce((o, k) => (o && typeof o === 'object' ? o[k] : undefined), catalog(type));
+    // A node's catalog (locales/en-US/<type>.json) holds its texts under its type: "energy-store.warn.unreachable".
+    const parts = String(key).split('.');
+    const text = parts.reduce((o, k) => (o && typeof o === 'object' ? o[k] : undefined), catalog(parts[0]));
     if (typeof text !== 'string') return `${key}${Object.keys(values).length ? ` ${textOf(values)}` : ''}`;
     return Object.entries(values).reduce((t, [k, v]) => t.split(`__${k}__`).join(String(v)), text);
   };
@@ -144,7 +145,7 @@ function evidence(secrets, inline = []) {
   };
 }
 
-describe('reliability: credentials of energy-price, energy-store and energy-mqtt', function () {
+describe('reliability: credentials of energy-price, energy-store, energy-mqtt (and energy-api, texts filled in)', function () {
   this.timeout(120000);
   let sim;
   let userDir;
@@ -194,6 +195,24 @@ describe('reliability: credentials of energy-price, energy-store and energy-mqtt
     assert.equal(errorOf('inline').apiError.code, 'INVALID_REQUEST');
     e.exported(ids, { passwords: { 'energy-price': ['apiKey'] } });
     await e.check('energy-price');
+  });
+
+  it('energy-api: a refused key named by its last 5 characters in the translated status and error', async function () {
+    // The energy API key is secrets.rel.js's, but there the texts are bare message keys: here they are filled in.
+    const wrongKey = 'Ak7Hd2Ns9Qe4Lw6X';
+    const e = evidence([wrongKey]);
+    await load(withTexts(allNodes()), [
+      { ...apiNode(), id: 'api' },
+      { id: 'status', type: 'energy-device-status', api: 'api', mode: 'device', deviceId: DEVICE, offlineAfter: 900, interval: 0, wires: [['out']] },
+      { id: 'out', type: 'helper' }, ...catchAll(),
+    ], { api: { apiKey: wrongKey } });
+    e.watch(['status'], ['out', 'caught']);
+    const caught = messagesOf(helper.getNode('caught'));
+    helper.getNode('status').receive({});
+    await until(() => caught.length === 1 && helper.log().args.some(([entry]) => entry.id === 'api' && /not accepted|refused/i.test(String(entry.msg))), 20000, 'the refusal at Catch and in the log');
+    assert.ok([401, 403].includes(caught[0].apiError.status), 'the service refused the key');
+    e.exported(['api', 'status'], { passwords: { 'energy-api': ['apiKey', 'redisPassword'] } });
+    await e.check('energy-api');
   });
 
   describe('energy-store', function () {
