@@ -87,6 +87,20 @@ async function deploy(page) {
   }
 }
 
+/**
+ * Opens the editor's "Import example flow" (the canvas menu's Insert entry) and selects one of this package's
+ * examples. Not the main menu's Import and then its Examples tab: that dialog opens on Clipboard, whose
+ * empty-text check runs 100 ms later and disables OK whatever tab is shown by then, so a switch and a
+ * selection made faster than a person can left OK disabled.
+ */
+async function selectExampleToImport(page, exampleName) {
+  await page.evaluate(() => RED.actions.invoke('core:show-examples-import-dialog'));
+  await page.waitForSelector('#red-ui-clipboard-dialog', { state: 'visible' });
+  await page.locator('#red-ui-clipboard-dialog .red-ui-treeList-label', { hasText: '@energy-monitor/node-red-energy-api' }).click();
+  const escaped = exampleName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  await page.locator('#red-ui-clipboard-dialog .red-ui-treeList-label').filter({ hasText: new RegExp(`^${escaped}$`) }).click();
+}
+
 async function adminGet(demo, route) {
   const res = await fetch(new URL(route, demo.editorUrl), { headers: { 'Node-RED-API-Version': 'v2', Accept: 'application/json' } });
   if (!res.ok) throw new Error(`GET ${route}: ${res.status}`);
@@ -113,5 +127,5 @@ function packageNodeTypes() {
 }
 
 module.exports = {
-  ROOT, ARTIFACTS, requireChromium, startDemo, launchBrowser, openEditor, screenshot, deploy, adminGet, errorLines, packageNodeTypes, simulatorDevices,
+  ROOT, ARTIFACTS, requireChromium, startDemo, launchBrowser, openEditor, screenshot, deploy, selectExampleToImport, adminGet, errorLines, packageNodeTypes, simulatorDevices,
 };
