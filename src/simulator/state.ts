@@ -27,9 +27,14 @@ export interface StateOptions {
    * cannot delay it. For benches on one machine; default false.
    */
   arrivalStampHeader?: boolean;
-  /** Every key's limits; undefined = sized by the key's devices (see rateLimit.ts fleetLimits). */
+  /**
+   * Requests per second of every key. Default: sized by the devices the key may use, as the live service does
+   * (5 for a key of the fixed fleet; about one per three devices with `extraDevices`; see rateLimit.ts fleetLimits).
+   */
   tps?: number;
+  /** Requests per day of every key. Default: sized by the key's devices (10000 for a key of the fixed fleet). */
   tpd?: number;
+  /** Rate-limit header form: 'live' (default, the service's), 'spec' or 'both'. */
   headerStyle?: HeaderStyle;
   /** Which long-energy entries a range selects (see LongWindow); default 'timestamp', the live service's. */
   longWindow?: LongWindow;

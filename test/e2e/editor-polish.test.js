@@ -62,15 +62,33 @@ describe('e2e: editor polish', function () {
       const dropped = await page.evaluate(() => {
         const n = RED.view.selection().nodes[0];
         // What only the user can choose (a load-control node's device and switch, a cost node's tariff, the MQTT broker
-        // when none is configured yet): required, no default.
-        const toChoose = Object.entries(n._def.defaults).filter(([k, d]) => d.required && k !== 'api' && (n[k] === '' || n[k] === undefined)).map(([k]) => k);
+        // when none is configured yet, Amber's site id): the properties the editor finds invalid, the config node aside.
+        const toChoose = (n.validationErrors || []).filter((k) => k !== 'api');
         return { type: n.type, api: n.api, valid: n.valid, toChoose, usesApi: 'api' in n._def.defaults };
       });
       const { usesApi, ...seen } = dropped;
       // Never invalid for want of the config node: only for what the user must still choose.
-      assert.deepStrictEqual(seen, { type, api: usesApi ? CONFIG : undefined, valid: dropped.toChoose.length === 0, toChoose: ({ 'energy-load-control': ['deviceId', 'switchId'], 'energy-cost': ['tariff'], 'energy-mqtt': ['broker'] })[type] || [] });
+      assert.deepStrictEqual(seen, { type, api: usesApi ? CONFIG : undefined, valid: dropped.toChoose.length === 0, toChoose: ({ 'energy-load-control': ['deviceId', 'switchId'], 'energy-cost': ['tariff'], 'energy-mqtt': ['broker'], 'energy-price': ['siteId'] })[type] || [] });
     }
     await h.screenshot(page, 'polish-dropped-nodes.png');
+  });
+
+  it('a load-control node saved before run targets is valid and opens with their defaults', async () => {
+    const id = 'bb0000000000e001';
+    const valid = await page.evaluate(({ id, TAB, CONFIG, DEVICE }) => {
+      // As the first release saved it: configVersion 1, none of runFor, by, minBlock, maxPrice, cheapBelow, tariff.
+      RED.view.importNodes([{ id, type: 'energy-load-control', z: TAB, name: 'saved before', api: CONFIG, deviceId: DEVICE, switchDeviceId: '', switchId: `${DEVICE}_S1`, mode: 'surplus', channels: '', loadChannel: '3', loadPower: 3600, onAbove: 1000, offBelow: 800, margin: 200, limit: 5000, window: 300, minOn: 900, minOff: 600, maxOff: 0, priority: 1, staleAfter: 600, failSafe: 'hold', dryRun: false, interval: 120, configVersion: 1, x: 700, y: 600, wires: [[], [], []] }]);
+      const n = RED.nodes.node(id);
+      RED.editor.validateNode(n);
+      return { valid: n.valid, errors: n.validationErrors || [] };
+    }, { id, TAB, CONFIG, DEVICE });
+    assert.deepStrictEqual(valid, { valid: true, errors: [] });
+    await page.evaluate((nodeId) => RED.editor.edit(RED.nodes.node(nodeId)), id);
+    await page.waitForSelector('#node-input-name', { state: 'visible' });
+    assert.deepStrictEqual(await page.evaluate(() => ({ runFor: $('#node-input-runFor').val(), minBlock: $('#node-input-minBlock').val(), configVersion: $('#node-input-configVersion').val() })),
+      { runFor: '0', minBlock: '1800', configVersion: '2' });
+    await closeDialog();
+    await page.evaluate((nodeId) => { RED.nodes.remove(nodeId); RED.view.redraw(true); }, id);
   });
 
   it('the device picker lists every device even when a device is set', async () => {

@@ -114,6 +114,25 @@ describe('e2e: editor', function () {
     await page.click('#node-dialog-cancel');
   });
 
+  it('a Redis password typed into the shared limiter address moves into its credential on Done', async () => {
+    const password = 'redis-pw-5be2d0';
+    // The previous test's dialog slides out first (its tray is still in the page while it does).
+    await page.waitForSelector('#node-input-switchId', { state: 'detached' });
+    await page.evaluate((id) => RED.editor.edit(RED.nodes.node(id)), browser.deviceStatusId);
+    await page.waitForFunction(() => $('#node-input-btn-api-edit:visible').length === 1);
+    await page.click('#node-input-btn-api-edit');
+    const url = page.locator('#node-config-input-redisUrl');
+    await url.waitFor({ state: 'visible' });
+    await url.fill(`redis://fleet:${password}@127.0.0.1:6399/2`);
+    assert.strictEqual(await page.evaluate((v) => RED.nodes.getType('energy-api').defaults.redisUrl.validate(v), await url.inputValue()), false, 'an address with a password is not valid as it stands');
+    await page.click('#node-config-dialog-ok');
+    const saved = await page.evaluate((id) => ({ redisUrl: RED.nodes.node(id).redisUrl, password: (RED.nodes.node(id).credentials || {}).redisPassword }), browser.configId);
+    assert.deepStrictEqual(saved, { redisUrl: 'redis://fleet@127.0.0.1:6399/2', password });
+    const exported = await page.evaluate(() => JSON.stringify(RED.nodes.createCompleteNodeSet({ credentials: false })));
+    assert.ok(!exported.includes(password), 'the export does not carry it');
+    await page.click('#node-dialog-cancel');
+  });
+
   it('the editor reached no outside host and logged no page error', async () => {
     await h.screenshot(page, 'editor.png');
     assert.deepStrictEqual(browser.outside, []);

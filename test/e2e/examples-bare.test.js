@@ -1,5 +1,5 @@
 'use strict';
-// A palette user without Dashboard 2 imports each example from Import > Examples: every example that is not a
+// A palette user without Dashboard 2 imports each example from "Import example flow": every example that is not a
 // dashboard example deploys without stopping the flows already running, and its tab, as the editor draws it,
 // has no overlapping nodes or status labels and its comment on the visible canvas (screenshots in test-artifacts/).
 const assert = require('node:assert');
@@ -54,13 +54,7 @@ describe('e2e: examples imported into a Node-RED without Dashboard 2', function 
       RED.nodes.dirty(true);
     }, RUNNING[0].id);
     const before = await workspaces();
-    await page.click('#red-ui-header-button-sidemenu');
-    await page.click('#menu-item-import');
-    await page.waitForSelector('#red-ui-clipboard-dialog', { state: 'visible' });
-    await page.click('#red-ui-tab-red-ui-clipboard-dialog-import-tab-examples a');
-    await page.locator('#red-ui-clipboard-dialog .red-ui-treeList-label', { hasText: '@energy-monitor/node-red-energy-api' }).click();
-    const escaped = example.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    await page.locator('#red-ui-clipboard-dialog .red-ui-treeList-label').filter({ hasText: new RegExp(`^${escaped}$`) }).click();
+    await h.selectExampleToImport(page, example.name);
     await page.click('#red-ui-clipboard-dialog-import-opt-new');
     await page.click('#red-ui-clipboard-dialog-ok');
     // The shared energy-api config node is already there after the first import: keep it ("Import copy").

@@ -1,5 +1,5 @@
 'use strict';
-// The example flows: deployed by `npm start`, and imported one by one from the editor's Import menu.
+// The example flows: deployed by `npm start`, and imported one by one from the editor's "Import example flow".
 const assert = require('node:assert');
 const h = require('./harness');
 const { readExamples, disabledInDemo } = require('../../scripts/demo-flows');
@@ -66,18 +66,11 @@ describe('e2e: example flows', function () {
     assert.deepStrictEqual(h.errorLines(demo, logMark), []);
   });
 
-  it('every example imports from Import > Examples and deploys without errors', async () => {
+  it('every example imports from "Import example flow" and deploys without errors', async () => {
     const logMark = demo.logs.length;
     const before = await page.evaluate(() => { let n = 0; RED.nodes.eachNode(() => { n += 1; }); return n; });
     for (const example of examples) {
-      await page.click('#red-ui-header-button-sidemenu');
-      await page.click('#menu-item-import');
-      await page.waitForSelector('#red-ui-clipboard-dialog', { state: 'visible' });
-      await page.click('#red-ui-tab-red-ui-clipboard-dialog-import-tab-examples a');
-      const pkg = page.locator('#red-ui-clipboard-dialog .red-ui-treeList-label', { hasText: '@energy-monitor/node-red-energy-api' });
-      await pkg.click();
-      const item = page.locator('#red-ui-clipboard-dialog .red-ui-treeList-label').filter({ hasText: new RegExp(`^${example.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) });
-      await item.click();
+      await h.selectExampleToImport(page, example.name);
       await page.click('#red-ui-clipboard-dialog-import-opt-new');
       await page.click('#red-ui-clipboard-dialog-ok');
       // The demo already has these ids: Node-RED offers "Import copy", which keeps the shared config nodes.

@@ -82,9 +82,23 @@ async function deploy(page) {
     // While deploying the button is disabled too, with its spinner shown.
     await page.waitForFunction(() => $('#red-ui-header-button-deploy').hasClass('disabled') && $('.red-ui-deploy-button-spinner').is(':hidden'), null, { timeout: 15000 });
   } catch (err) {
-    const dialog = await page.locator('.ui-dialog:visible').allInnerTexts();
-    throw new Error(`deploy did not complete${dialog.length ? `: ${dialog.join(' | ')}` : ''}`);
+    const shown = [...await page.locator('.ui-dialog:visible').allInnerTexts(), ...await page.locator('.red-ui-notification:visible').allInnerTexts()];
+    throw new Error(`deploy did not complete${shown.length ? `: ${shown.join(' | ')}` : ''}`);
   }
+}
+
+/**
+ * Opens the editor's "Import example flow" (the canvas menu's Insert entry) and selects one of this package's
+ * examples. Not the main menu's Import and then its Examples tab: that dialog opens on Clipboard, whose
+ * empty-text check runs 100 ms later and disables OK whatever tab is shown by then, so a switch and a
+ * selection made faster than a person can left OK disabled.
+ */
+async function selectExampleToImport(page, exampleName) {
+  await page.evaluate(() => RED.actions.invoke('core:show-examples-import-dialog'));
+  await page.waitForSelector('#red-ui-clipboard-dialog', { state: 'visible' });
+  await page.locator('#red-ui-clipboard-dialog .red-ui-treeList-label', { hasText: '@energy-monitor/node-red-energy-api' }).click();
+  const escaped = exampleName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  await page.locator('#red-ui-clipboard-dialog .red-ui-treeList-label').filter({ hasText: new RegExp(`^${escaped}$`) }).click();
 }
 
 async function adminGet(demo, route) {
@@ -113,5 +127,5 @@ function packageNodeTypes() {
 }
 
 module.exports = {
-  ROOT, ARTIFACTS, requireChromium, startDemo, launchBrowser, openEditor, screenshot, deploy, adminGet, errorLines, packageNodeTypes, simulatorDevices,
+  ROOT, ARTIFACTS, requireChromium, startDemo, launchBrowser, openEditor, screenshot, deploy, selectExampleToImport, adminGet, errorLines, packageNodeTypes, simulatorDevices,
 };

@@ -137,6 +137,16 @@ describe('energy-api config node', function () {
     assert.equal(sim.control.log().length, 0);
   });
 
+  it('a Redis password left in the shared limiter address is warned about without naming it (the editor moves it into its credential)', async function () {
+    const password = 'redis-pw-93a1c7';
+    await setup({ extra: { redisUrl: `redis://fleet:${password}@127.0.0.1:1` } });
+    const warnings = helper.log().args.flat().filter((e) => e.level === helper.log().WARN && e.id === 'api');
+    assert.ok(warnings.some((e) => /energy-api\.errors\.redisPasswordInUrl/.test(e.msg)), JSON.stringify(warnings));
+    assert.ok(!loggedText().includes(password), 'the password is in no log line');
+    const html = fs.readFileSync(HTML, 'utf8');
+    assert.match(html, /oneditsave[\s\S]*node-config-input-redisPassword/, 'the editor moves it into the credential');
+  });
+
   it('refuses plain http:// to a non-loopback host: red status on users, error logged, no request', async function () {
     const ip = nonLoopbackIPv4();
     const open = ip ? await startSimulator({ port: 0, host: '0.0.0.0' }) : undefined;

@@ -1,6 +1,7 @@
 'use strict';
-// Secrets, after every other suite: the API key and every PSK used appear in no captured log line,
-// status, output or Catch msg (scanned as they came, see support.js), nor in an exported flow.
+// Secrets, after every other suite: the API key, every PSK and the credentials credentials.rel.js registered
+// (Amber key, database passwords and tokens, broker password) appear in no captured log line, status, output or
+// Catch msg (scanned as they came, see support.js), nor in an exported flow.
 const assert = require('node:assert/strict');
 const { helper, startSimulator, allNodes, load, startServer, stopServer, accountedFlow, captured, capture, capturesScanned, captureLog, figure } = require('./support');
 const { SIM_DEVICES } = require('../../dist/simulator');
@@ -25,7 +26,7 @@ describe('reliability: secrets (after all suites)', function () {
     capture(deployed, 'exported flow');
     captureLog();
     await capturesScanned();
-    figure(`secrets checked: ${captured.secrets.size} (API key and PSKs) over ${captured.scanned} captured outputs, statuses, Catch msgs and log batches; leaks ${captured.leaks.length}`);
+    figure(`secrets checked: ${captured.secrets.size} (API keys, PSKs, passwords and tokens) over ${captured.scanned} captured outputs, statuses, Catch msgs and log batches; leaks ${captured.leaks.length}`);
     for (const leak of captured.leaks.slice(0, 5)) figure(`  leak: ${leak}`);
     assert.equal(captured.leaks.length, 0);
   });

@@ -47,7 +47,7 @@ function scanSlice() {
     while (stack.length && scan.budget-- > 0) {
       const v = stack.pop();
       if (typeof v === 'string') {
-        for (const secret of secrets) if (v.includes(secret)) captured.leaks.push(`${where}: …${v.slice(Math.max(0, v.indexOf(secret) - 60), v.indexOf(secret) + 10)}`);
+        for (const secret of secrets) if (v.includes(secret)) captured.leaks.push(leakLine(where, v, secret));
       } else if (v && typeof v === 'object' && !seen.has(v) && !ArrayBuffer.isView(v)) {
         seen.add(v);
         if (v instanceof Error) stack.push(v.message, v.stack);
@@ -59,7 +59,7 @@ function scanSlice() {
         } else {
           const keys = Object.keys(v);
           for (const k of keys.length > 2000 ? keys.slice(0, 1000).concat(keys.slice(-1000)) : keys) {
-            for (const secret of secrets) if (k.includes(secret)) captured.leaks.push(`${where}: key …${k.slice(Math.max(0, k.indexOf(secret) - 60), k.indexOf(secret) + 10)}`);
+            for (const secret of secrets) if (k.includes(secret)) captured.leaks.push(leakLine(`${where}: key`, k, secret));
             queueText(stack, v[k]);
           }
           steps += keys.length;
@@ -73,6 +73,12 @@ function scanSlice() {
     scans.shift();
   }
   scanning = false;
+}
+
+/** Where a secret was seen, with the text before it: the report names the secret by its last 5 characters only. */
+function leakLine(where, text, secret) {
+  const at = text.indexOf(secret);
+  return `${where}: …${text.slice(Math.max(0, at - 60), at)}<secret …${secret.slice(-5)}>`;
 }
 
 /** Only text can hold a secret: numbers (most of an output) are not even queued. */

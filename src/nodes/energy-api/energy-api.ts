@@ -22,6 +22,8 @@ interface EnergyApiCredentials {
 }
 
 const REDIS_URL = /^rediss?:\/\/\S+$/;
+/** redis://user:password@host: a password in the address, which is a flow property, not a credential. */
+const REDIS_URL_WITH_PASSWORD = /^rediss?:\/\/[^@/]*:[^@/]*@/;
 
 /** Below this share of the daily budget, users are told the key is running low. */
 const LOW_BUDGET_SHARE = 0.1;
@@ -58,6 +60,8 @@ export = function (RED: NodeAPI): void {
       if (unsetVariable) throw new Error(RED._('energy-api.errors.envKeyUnset', { name: unsetVariable[1] }));
       const redisUrl = def.redisUrl?.trim() || undefined;
       if (redisUrl && !REDIS_URL.test(redisUrl)) throw new Error(RED._('energy-api.errors.badRedisUrl'));
+      // Kept working for flows saved that way, but the flow file and every export carry it: the editor moves it.
+      if (redisUrl && REDIS_URL_WITH_PASSWORD.test(redisUrl)) node.warn(RED._('energy-api.errors.redisPasswordInUrl'));
       // One client and limiter per base address and key in this process: config nodes sharing a key share its limits.
       lease = acquireClient({
         sharedLimiter: redisUrl ? { redisUrl, password: node.credentials?.redisPassword || undefined } : undefined,
