@@ -196,6 +196,27 @@ describe('energy-cost', function () {
     await refused(ctx, [{ timestamp: sat.timestamp, duration: 300, eReal: [1] }], /channel 1|no import price/);
   });
 
+  it('refuses an entry of more than a year, or one outside 1970 to 2100, at once (found by the fuzz: its days were never done)', async () => {
+    const ctx = await setup({});
+    const started = Date.now();
+    // 11.6 million days, one by one: the node ran out of memory before it answered.
+    await refused(ctx, [{ timestamp: 8.64e12, duration: 1e12, eReal: [1] }], /covers 11574074 days: an entry of more than a year/);
+    await refused(ctx, [{ timestamp: Number.MAX_SAFE_INTEGER, duration: 300, eReal: [1] }], /outside 1970 to 2100/);
+    await refused(ctx, [{ timestamp: 600, duration: 3600, eReal: [1] }], /outside 1970 to 2100/);
+    assert.ok(Date.now() - started < 2000, 'refused before any day is worked out');
+    // A year in one entry (a leap year, in the tariff's zone) is still priced.
+    const year = await run(ctx, [entry('2024-01-01T00:00', '2025-01-01T00:00', 366 * KWH)]);
+    assert.deepEqual([year.days.length, year.total.importKwh, year.total.importCost], [366, 366, 109.8]);
+  });
+
+  it('refuses a msg nested thousands of levels deep before the Catch node gets a copy of it (found by the fuzz: the copy never ended)', async () => {
+    const ctx = await setup({});
+    let deep = [];
+    for (let i = 0; i < 3000; i += 1) deep = [deep];
+    const prices = { attributes: { raw_today: [{ start: '2026-01-17T10:00:00Z', end: Infinity, value: deep }] } };
+    await refused(ctx, [entry('2026-01-17T10:00', '2026-01-17T10:05', 1000)], /msg.prices is nested more than 100 levels deep/, { prices });
+  });
+
   it('without channels picked and without an API to find the Grid channel, says how to fix it', async () => {
     const ctx = await setup({}, { channels: '' });
     await refused(ctx, [entry('2026-01-17T10:00', '2026-01-17T10:05', 1000)], /no channels picked and no device to read them from/, { deviceId: 'D630000000002' });

@@ -75,6 +75,30 @@ describe('energy-store (PostgreSQL)', function () {
     assert.equal(nodes.caught.received, undefined);
   });
 
+  it('a read of a range reaching far past what the store holds answers at once (found by the fuzz: toTs in the year 275760 ran out of memory)', async function () {
+    const nodes = await flowWith(sim, queryIntoStore({ fromTs: '-2h', toTs: 'now' }, storeProps()), { credentials: credentials() });
+    const written = messagesOf(nodes.written);
+    const read = messagesOf(nodes.read);
+    nodes.query.receive({ deviceId: DEVICE });
+    await until(() => written.length === 1 && written[0].payload.state === 'written');
+    const held = await entriesIn(TEST_NOW_S - 7200, TEST_NOW_S);
+    const started = Date.now();
+    // 8.64e15 ms is the last instant a JavaScript Date holds: as 6-hour or 1-day windows from 1970, billions of reads.
+    nodes.store.receive({ topic: 'read', deviceId: DEVICE, kind: 'long', fromTs: 0, toTs: 8.64e15 });
+    nodes.store.receive({ topic: 'read', deviceId: DEVICE, kind: 'long', granularity: 'hour', fromTs: 0, toTs: 8.64e15, timezone: 'UTC' });
+    nodes.store.receive({ topic: 'read', deviceId: DEVICE, kind: 'short', fromTs: '-10y', toTs: 8.64e15 });
+    await until(() => read.length === 3, 10000, 'three answers');
+    assert.ok(Date.now() - started < 5000, `answered in ${Date.now() - started} ms`);
+    const answer = (kind, granularity) => read.find((m) => m.kind === kind && m.granularity === granularity).payload;
+    assert.equal(answer('long', '5m').length, held, 'every 5-minute entry held');
+    // The hours the 2 hours of rows fall in (the first and last cut to them), summed from the same rows.
+    const sum = (entries) => entries.reduce((a, e) => a + e.eReal.reduce((x, y) => x + y, 0), 0);
+    assert.ok([2, 3].includes(answer('long', 'hour').length), `${answer('long', 'hour').length} hours`);
+    assert.equal(sum(answer('long', 'hour')), sum(answer('long', '5m')));
+    assert.deepEqual(answer('short', undefined), [], 'no short energy held');
+    assert.equal(nodes.caught.received, undefined);
+  });
+
   it('wrong credentials: a clear error to Catch, a red status, nothing written, the entries kept in the queue', async function () {
     const nodes = await flowWith(sim, queryIntoStore({ fromTs: '-1h', toTs: 'now' }, storeProps()), { credentials: credentials('not-the-password') });
     const caught = messagesOf(nodes.caught);

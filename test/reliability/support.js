@@ -128,9 +128,9 @@ async function startRemoteSimulator(opts) {
   };
 }
 
-/** Node-RED's settings that put the nodes on the simulator's clock. */
-function simClockSettings(sim) {
-  helper.settings({ energyApi: { now: () => sim.control.now() * 1000 } });
+/** Node-RED's settings that put the nodes on the simulator's clock (`extra`: other settings, such as userDir). */
+function simClockSettings(sim, extra = {}) {
+  helper.settings({ ...extra, energyApi: { now: () => sim.control.now() * 1000 } });
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import { isValidTimezone, type Device, type EnergyEntry } from '../../api/index.js';
 import type { EnergyApiConfigNode } from '../shared/config-types.js';
 import { errorDetails, shortReason, toError } from '../shared/errors.js';
+import { guardMessage } from '../shared/msg-guard.js';
 import type { EnergyTariffConfigNode } from '../energy-tariff/energy-tariff.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
@@ -45,6 +46,8 @@ export = function (RED: NodeAPI): void {
     }
 
     async function cost(msg: CostMsg): Promise<CostResult & { deviceId?: string; channels: string[] }> {
+      // Before anything reads the msg: Node-RED deep-clones a refused msg for the Catch node.
+      guardMessage(msg);
       const tariff = tariffNode?.tariff;
       if (!tariff) throw new Error(tariffNode?.problem ? `the tariff is not usable: ${tariffNode.problem}` : 'no energy-tariff config node is selected');
       const entries = Array.isArray(msg.payload) ? msg.payload : msg.payload && typeof msg.payload === 'object' ? [msg.payload] : undefined;

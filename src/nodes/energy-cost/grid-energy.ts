@@ -1,6 +1,6 @@
 // Import and export energy of the chosen channels in one energy entry, in whole Joules,
 // whatever form energy-query delivered it in (Joules, kWh or kW; short or long energy).
-import type { EnergyEntry } from '../../api/index.js';
+import { MAX_TIMESTAMP_S, type EnergyEntry } from '../../api/index.js';
 
 export interface GridEnergy {
   /** Unix seconds: the period covered is [start, end); an entry's timestamp is its END. */
@@ -11,6 +11,11 @@ export interface GridEnergy {
 }
 
 export const KWH_J = 3_600_000;
+/**
+ * The longest entry priced: a year (366 days and a DST hour), far above the API's longest (a month). The cost
+ * is worked out day by day over an entry's period, so a period of millions of days would never end.
+ */
+export const MAX_ENTRY_S = 366 * 86400 + 3600;
 
 /** Grid energy of each entry; `channels` are 0-based indexes into the entry's per-channel arrays. */
 export function gridEnergy(entry: EnergyEntry, channels: number[], position: number): GridEnergy {
@@ -21,6 +26,8 @@ export function gridEnergy(entry: EnergyEntry, channels: number[], position: num
   if (entry.groupedBy === 'phases') throw new Error(`${where} is grouped by phase: the Grid channel cannot be told apart; query without "group channels by phase"`);
   const duration = entry.duration;
   if (typeof duration !== 'number' || !Number.isInteger(duration) || duration <= 0) throw new Error(`${where} has no duration`);
+  if (duration > MAX_ENTRY_S) throw new Error(`${where} covers ${Math.round(duration / 86400)} days: an entry of more than a year is not energy-query's`);
+  if (entry.timestamp - duration < 0 || entry.timestamp > MAX_TIMESTAMP_S) throw new Error(`${where} is outside 1970 to 2100: its timestamp must be unix seconds`);
   const read = readers(entry, duration);
   if (!read) throw new Error(`${where} has no real energy (eReal, eRealKwh or pRealKw)`);
   let importJ = 0;

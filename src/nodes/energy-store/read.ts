@@ -1,5 +1,5 @@
 import type { NodeMessage } from 'node-red';
-import { EnergyApiError, checkDeviceId, type Device, type EnergyEntry, type Granularity } from '../../api/index.js';
+import { EnergyApiError, checkDeviceId, floorToBucket, type Device, type EnergyEntry, type Granularity } from '../../api/index.js';
 import { describeValue } from '../shared/msg-guard.js';
 import { readSettings, resolveRange, OUTPUT_FORMATS, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from '../energy-query/query-settings.js';
 import { readChartOptions } from '../energy-query/chart-settings.js';
@@ -7,7 +7,7 @@ import { ChartBuilder, seriesNames } from '../energy-query/outputs.js';
 import { chartMessage, pageMessage, splitMessages, type BaseMessage } from '../energy-query/messages.js';
 import { inSlices, nextTurn } from '../energy-query/chunks.js';
 import { entriesFromRows, type EntryShape } from './assemble.js';
-import { bucketsOf } from './buckets.js';
+import { bucketsOf, nextBoundary } from './buckets.js';
 import type { StoreBackend, StreamKey } from './backends/types.js';
 
 /** What a read needs from the node. */
@@ -104,23 +104,36 @@ type Page = () => Promise<EnergyEntry[]>;
  * (always for short and 5-minute energy), else its 5-minute rows summed per period in `timezone`.
  */
 async function planPages(backend: StoreBackend, key: StreamKey, fromTs: number, toTs: number, timezone: string, shape: EntryShape): Promise<{ pages: Page[]; source: StreamKey }> {
-  const own = key.kind === 'short' || key.granularity === '5m' || (await backend.edge(key, 'first')) !== undefined;
+  // Only the part of the range the stream holds rows in is read: windows wholly before its first row or after
+  // its latest hold nothing (a range that ends in the year 275760 would otherwise be billions of windows).
+  const ownFirst = await backend.edge(key, 'first');
+  const own = key.kind === 'short' || key.granularity === '5m' || ownFirst !== undefined;
   if (own) {
+    const latest = await backend.edge(key, 'latest');
+    if (ownFirst === undefined || latest === undefined) return { pages: [], source: key };
     const step = WINDOW_S[key.kind === 'short' ? 'short' : key.granularity] ?? WINDOW_S['5m'];
     const pages: Page[] = [];
-    for (let lo = fromTs; lo < toTs; lo += step) {
+    const end = Math.min(toTs, latest + 1);
+    for (let lo = fromTs + Math.max(0, Math.floor((ownFirst - fromTs) / step)) * step; lo < end; lo += step) {
       const hi = Math.min(lo + step, toTs);
       pages.push(async () => entriesFromRows(await backend.readRows({ ...key, fromTs: lo, toTs: hi }), shape));
     }
     return { pages, source: key };
   }
-  const buckets = bucketsOf(fromTs, toTs, key.granularity as Granularity, timezone);
+  const source = { ...key, granularity: '5m' };
+  const [first, latest] = [await backend.edge(source, 'first'), await backend.edge(source, 'latest')];
+  if (first === undefined || latest === undefined) return { pages: [], source };
+  // From the period of the first 5-minute row to that of the latest (a row stamped t is in the period (lo, hi] holding t).
+  const granularity = key.granularity as Granularity;
+  const from = Math.max(fromTs, floorToBucket(first - 1, granularity, timezone));
+  const to = Math.min(toTs, nextBoundary(floorToBucket(latest - 1, granularity, timezone), granularity, timezone));
+  const buckets = from < to ? bucketsOf(from, to, granularity, timezone) : [];
   const pages: Page[] = [];
   for (let start = 0; start < buckets.length; start += BUCKETS_PER_READ) {
     const chunk = buckets.slice(start, start + BUCKETS_PER_READ);
-    pages.push(async () => entriesFromRows(await backend.readBuckets({ ...key, granularity: '5m' }, chunk), shape));
+    pages.push(async () => entriesFromRows(await backend.readBuckets(source, chunk), shape));
   }
-  return { pages, source: { ...key, granularity: '5m' } };
+  return { pages, source };
 }
 
 function describe(msg: Record<string, unknown>, deviceId: string, s: QuerySettings, timezone: string, fromTs: number | undefined, toTs: number | undefined): void {
