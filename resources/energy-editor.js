@@ -79,6 +79,8 @@
       panel.hide();
     }
     function render() {
+      // The search field's delayed change may come after the panel has closed and removed it (Enter, a click).
+      if (!$search.searchBox('instance')) return;
       var words = String($search.val() || '').toLowerCase().split(/\s+/).filter(Boolean);
       var matches = options.filter(function (o) {
         var text = (o.value + ' ' + o.text).toLowerCase();
@@ -104,6 +106,7 @@
       if (evt.key === 'Enter') {
         evt.preventDefault();
         evt.stopPropagation();
+        render(); // what is typed now, not what the delayed search last listed
         var first = $list.find('a').first();
         if (first.length) first.trigger('click');
       } else if (evt.key === 'ArrowDown') {
