@@ -90,15 +90,21 @@ async function deploy(page) {
 /**
  * Opens the editor's "Import example flow" (the canvas menu's Insert entry) and selects one of this package's
  * examples. Not the main menu's Import and then its Examples tab: that dialog opens on Clipboard, whose
- * empty-text check runs 100 ms later and disables OK whatever tab is shown by then, so a switch and a
- * selection made faster than a person can left OK disabled.
+ * empty-text check runs 100 ms later and disables OK whatever tab is shown by then.
  */
 async function selectExampleToImport(page, exampleName) {
   await page.evaluate(() => RED.actions.invoke('core:show-examples-import-dialog'));
   await page.waitForSelector('#red-ui-clipboard-dialog', { state: 'visible' });
-  await page.locator('#red-ui-clipboard-dialog .red-ui-treeList-label', { hasText: '@energy-monitor/node-red-energy-api' }).click();
+  // The tree slides each folder open (a jQuery animation, after up to 400 ms of spinner): a click while the list
+  // still grows and scrolls can land beside its item on Node-RED 5, whose folder labels stay at the top.
+  async function clickWhenStill(label) {
+    await label.waitFor({ state: 'visible' });
+    await page.waitForFunction(() => $('#red-ui-clipboard-dialog :animated').length === 0);
+    await label.click();
+  }
+  await clickWhenStill(page.locator('#red-ui-clipboard-dialog .red-ui-treeList-label', { hasText: '@energy-monitor/node-red-energy-api' }));
   const escaped = exampleName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  await page.locator('#red-ui-clipboard-dialog .red-ui-treeList-label').filter({ hasText: new RegExp(`^${escaped}$`) }).click();
+  await clickWhenStill(page.locator('#red-ui-clipboard-dialog .red-ui-treeList-label').filter({ hasText: new RegExp(`^${escaped}$`) }));
 }
 
 async function adminGet(demo, route) {
