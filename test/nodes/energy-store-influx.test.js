@@ -171,3 +171,26 @@ describe('energy-store (InfluxDB)', function () {
     }
   });
 });
+
+describe('energy-store (InfluxDB): line protocol bodies', function () {
+  const { lineBodies } = require('../../dist/nodes/energy-store/backends/line-protocol');
+  const batch = (device, from, count) => ({
+    device, kind: 'long', granularity: '5m', entries: count, newest: from + count * 300,
+    rows: Array.from({ length: count }, (_, i) => [1, from + (i + 1) * 300, 300, null, 1000 + i, null, null, null, null, null, null, null, null, null, null, null]),
+  });
+
+  it('cuts the batches into bodies of at most the size, every row once and in order, built one body at a time', function () {
+    const batches = [batch('D000000000001', 0, 3000), batch('D000000000002', 0, 4000), batch('D000000000003', 0, 10)];
+    const bodies = lineBodies(batches, 5000);
+    const first = bodies.next().value;
+    assert.equal(first.lines, 5000);
+    const rest = [...bodies];
+    assert.deepEqual(rest.map((b) => b.lines), [2010]);
+    const lines = [first, ...rest].flatMap((b) => b.body.split('\n'));
+    assert.equal(lines.length, 7010);
+    assert.match(lines[0], /^energy,channel=1,device=D000000000001,granularity=5m,kind=long duration=300,e_real=1000 300$/);
+    assert.match(lines[3000], /device=D000000000002.* 300$/);
+    assert.match(lines[7009], /device=D000000000003.*e_real=1009 3000$/);
+    assert.deepEqual([...lineBodies([], 5000)], []);
+  });
+});

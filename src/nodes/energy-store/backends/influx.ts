@@ -1,7 +1,7 @@
 import { MEASUREMENT, VALUE_COLUMNS, type RowValues, type StoreBatch } from '../fields.js';
 import type { Bucket } from '../buckets.js';
 import { messageOf, refused, unreachable } from './errors.js';
-import { influxString, linesOf } from './line-protocol.js';
+import { influxString, lineBodies } from './line-protocol.js';
 import type { RowRange, StoreBackend, StreamKey, Watermark, WriteResult } from './types.js';
 
 export type InfluxApi = 'v1' | 'v2' | 'v3';
@@ -70,11 +70,12 @@ export class InfluxBackend implements StoreBackend {
   }
 
   async write(batches: readonly StoreBatch[]): Promise<WriteResult> {
-    const lines = batches.flatMap((b) => linesOf(b));
-    for (let start = 0; start < lines.length; start += LINES_PER_REQUEST) {
-      await this.request(this.writePath(), 'POST', lines.slice(start, start + LINES_PER_REQUEST).join('\n'));
+    let rows = 0;
+    for (const { body, lines } of lineBodies(batches, LINES_PER_REQUEST)) {
+      await this.request(this.writePath(), 'POST', body);
+      rows += lines;
     }
-    return { rows: lines.length };
+    return { rows };
   }
 
   /**
