@@ -57,15 +57,14 @@ describe('e2e: editor polish', function () {
 
   it('a node dropped from the palette takes the only config node and is invalid only for what the user must choose', async () => {
     for (const type of types) {
-      await page.locator(`.red-ui-palette-node[data-palette-type="${type}"]`)
-        .dragTo(page.locator('#red-ui-workspace-chart'), { targetPosition: { x: 600, y: 100 + types.indexOf(type) * 50 } });
-      const dropped = await page.evaluate(() => {
-        const n = RED.view.selection().nodes[0];
+      const id = await h.dropFromPalette(page, type, { x: 600, y: 100 + types.indexOf(type) * 50 });
+      const dropped = await page.evaluate((nodeId) => {
+        const n = RED.nodes.node(nodeId);
         // What only the user can choose (a load-control node's device and switch, a cost node's tariff, the MQTT broker
         // when none is configured yet, Amber's site id): the properties the editor finds invalid, the config node aside.
         const toChoose = (n.validationErrors || []).filter((k) => k !== 'api');
         return { type: n.type, api: n.api, valid: n.valid, toChoose, usesApi: 'api' in n._def.defaults };
-      });
+      }, id);
       const { usesApi, ...seen } = dropped;
       // Never invalid for want of the config node: only for what the user must still choose.
       assert.deepStrictEqual(seen, { type, api: usesApi ? CONFIG : undefined, valid: dropped.toChoose.length === 0, toChoose: ({ 'energy-load-control': ['deviceId', 'switchId'], 'energy-cost': ['tariff'], 'energy-mqtt': ['broker'], 'energy-price': ['siteId'] })[type] || [] });

@@ -36,15 +36,15 @@ describe('e2e: editor', function () {
     }
     await search.fill('');
     await search.press('Escape');
+    // The cleared search shows every category again after its 100 ms delay.
+    await page.waitForFunction(() => $('#red-ui-palette-container .red-ui-palette-node[data-filter="true"]').length === 0);
     const shown = await page.$$eval('#red-ui-palette-container-energy .red-ui-palette-node', (els) => els.map((e) => e.getAttribute('data-palette-type')));
     assert.deepStrictEqual(shown.sort(), h.packageNodeTypes().sort());
   });
 
   it('the config dialog takes the key as a password and the key never comes back from the runtime', async () => {
     const key = demo.simulator.keys.full;
-    await page.locator('.red-ui-palette-node[data-palette-type="energy-device-status"]')
-      .dragTo(page.locator('#red-ui-workspace-chart'), { targetPosition: { x: 400, y: 500 } });
-    const nodeId = await page.evaluate(() => RED.view.selection().nodes[0].id);
+    const nodeId = await h.dropFromPalette(page, 'energy-device-status', { x: 400, y: 500 });
     await page.dblclick(`[id="${nodeId}"]`);
     await page.waitForSelector('#node-input-api', { state: 'attached' });
     await page.click('#node-input-btn-api-add');
@@ -95,9 +95,7 @@ describe('e2e: editor', function () {
 
   it('a switch picker lists the switches of the chosen device', async function () {
     const device = (await h.simulatorDevices(demo)).find((d) => d.switches.length > 1 && d.label && !d.uninitialised);
-    await page.locator('.red-ui-palette-node[data-palette-type="energy-switch-control"]')
-      .dragTo(page.locator('#red-ui-workspace-chart'), { targetPosition: { x: 400, y: 600 } });
-    const nodeId = await page.evaluate(() => RED.view.selection().nodes[0].id);
+    const nodeId = await h.dropFromPalette(page, 'energy-switch-control', { x: 400, y: 600 });
     await page.evaluate((id) => RED.editor.edit(RED.nodes.node(id)), nodeId);
     await page.waitForSelector('#node-input-switchId', { state: 'visible' });
     await page.selectOption('#node-input-api', browser.configId);

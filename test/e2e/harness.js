@@ -107,6 +107,23 @@ async function selectExampleToImport(page, exampleName) {
   await clickWhenStill(page.locator('#red-ui-clipboard-dialog .red-ui-treeList-label').filter({ hasText: new RegExp(`^${escaped}$`) }));
 }
 
+/**
+ * Drags a node of `type` from the palette onto the canvas at `at` (canvas coordinates) and returns the new node's id.
+ * The palette must be still first: a search cleared a moment ago shows the other categories again 100 ms later
+ * (the search field's delay), which moves every node below them while the drag is starting.
+ */
+async function dropFromPalette(page, type, at) {
+  await page.waitForFunction(() => $('#red-ui-palette-container .red-ui-palette-node[data-filter="true"]').length === 0 && $('#red-ui-palette :animated').length === 0);
+  const known = await page.evaluate(() => { const ids = []; RED.nodes.eachNode((n) => ids.push(n.id)); return ids; });
+  await page.locator(`.red-ui-palette-node[data-palette-type="${type}"]`).dragTo(page.locator('#red-ui-workspace-chart'), { targetPosition: at });
+  const added = await page.waitForFunction(([t, ids]) => {
+    let id = null;
+    RED.nodes.eachNode((n) => { if (n.type === t && !ids.includes(n.id)) id = n.id; });
+    return id;
+  }, [type, known], { timeout: 5000 }).catch(() => { throw new Error(`${type} was dragged from the palette but no node was added`); });
+  return added.jsonValue();
+}
+
 async function adminGet(demo, route) {
   const res = await fetch(new URL(route, demo.editorUrl), { headers: { 'Node-RED-API-Version': 'v2', Accept: 'application/json' } });
   if (!res.ok) throw new Error(`GET ${route}: ${res.status}`);
@@ -133,5 +150,5 @@ function packageNodeTypes() {
 }
 
 module.exports = {
-  ROOT, ARTIFACTS, requireChromium, startDemo, launchBrowser, openEditor, screenshot, deploy, selectExampleToImport, adminGet, errorLines, packageNodeTypes, simulatorDevices,
+  ROOT, ARTIFACTS, requireChromium, startDemo, launchBrowser, openEditor, screenshot, deploy, selectExampleToImport, dropFromPalette, adminGet, errorLines, packageNodeTypes, simulatorDevices,
 };
