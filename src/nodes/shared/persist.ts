@@ -1,6 +1,6 @@
 import type { Node, NodeAPI } from 'node-red';
-import type { PricePeriod } from '../../prices/types.js';
-import type { LoadMemory } from './types.js';
+import type { PricePeriod } from '../../domain/pricing/types.js';
+import type { LoadMemory } from '../../domain/site/types.js';
 
 const KEY = 'energyLoadControl';
 /**
