@@ -14,12 +14,11 @@ const T0 = Date.UTC(2026, 0, 15, 2, 0, 0) / 1000;
 const S3 = `${DEV}_S3`;
 const ALWAYS_ON = { mode: 'threshold', onAbove: -1e6, offBelow: -1e6 - 1 };
 const ALWAYS_OFF = { mode: 'threshold', onAbove: 1e6, offBelow: 1e6 };
-// The node's folder and the domain floor it runs on (the site group keeps its loads in memory there).
-const MODULE_DIRS = [['nodes', 'energy-load-control'], ['domain']].map((parts) => `${path.sep}${['dist', ...parts].join(path.sep)}${path.sep}`);
+const MODULE_DIR = `${path.sep}dist${path.sep}nodes${path.sep}energy-load-control${path.sep}`;
 
 /** The load-control module as a fresh process loads it: nothing kept in memory from an earlier start. */
 function freshLoadControl() {
-  for (const file of Object.keys(require.cache)) if (MODULE_DIRS.some((dir) => file.includes(dir))) delete require.cache[file];
+  for (const file of Object.keys(require.cache)) if (file.includes(MODULE_DIR)) delete require.cache[file];
   return nodeFile('energy-load-control');
 }
 

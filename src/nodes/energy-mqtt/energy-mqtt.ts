@@ -1,7 +1,7 @@
 import type { Node, NodeAPI, NodeMessageInFlow } from 'node-red';
 import { EnergyApiError } from '../../api/index.js';
 import { siteGroup } from '../../domain/site/site.js';
-import { persistentStore } from '../shared/persist.js';
+import { persistentStore } from '../shared/context-store.js';
 import { SwitchTransactions } from '../../domain/site/switch-transactions.js';
 import { toError } from '../shared/errors.js';
 import { FlowNodeRuntime } from '../shared/flow-node.js';
