@@ -5,7 +5,7 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 const { helper, startSimulator, allNodes, apiConfig, startServer, stopServer, load, NODE_RED_MAJOR } = require('../support/env');
 const { SIM_DEVICES } = require('../../dist/simulator');
-const { estimateRequestsPerDay, cronRunsPerDay } = require('../../dist/nodes/shared/request-cost.js');
+const { estimateRequestsPerDay, cronRunsPerDay } = require('../support/request-costs');
 
 const FROZEN_AT = Date.UTC(2026, 2, 10, 12, 0, 0) / 1000;
 const coreNode = (file) => require(require.resolve(`@node-red/nodes/core/${file}`, {
