@@ -31,6 +31,7 @@ describe('the floors of src/ (scripts/check-layout.js, docs/architecture.md)', (
         'src/nodes/energy-a/energy-a.ts: imports src/nodes/energy-b/b.ts',
         'src/nodes/energy-b/b.ts: imports src/nodes/energy-a/energy-a.ts',
         'src/nodes/shared/s.ts: imports src/nodes/energy-a/energy-a.ts',
+        'src/nodes/shared/s.ts: names the node type energy-b',
         'src/prices/p.ts: imports @node-red/util',
         'src/prices/p.ts: imports src/nodes/shared/s.ts',
       ]);
