@@ -12,7 +12,8 @@ import { EnergyStore, type Health } from './store.js';
 import { answerRead } from './read.js';
 import { resumeFrom } from './resume.js';
 import { queueFigures, shortText, statusOf } from './status.js';
-import { QUEUE_WARN_SHARE, backendOf, readStoreSettings, userDirOf, type EnergyStoreDef, type StoreCredentials, type StoreSettings } from './settings.js';
+import { sharedBackend } from './shared-backend.js';
+import { QUEUE_WARN_SHARE, backendId, backendOf, readStoreSettings, userDirOf, type EnergyStoreDef, type StoreCredentials, type StoreSettings } from './settings.js';
 
 type StoreMsg = NodeMessageInFlow & EntriesMsg & Record<string, unknown>;
 type Send = (msg: Array<NodeMessage | NodeMessage[] | null>) => void;
@@ -52,7 +53,7 @@ export = function (RED: NodeAPI): void {
     };
 
     const store = settings ? new EnergyStore(
-      backendOf(def, node.credentials ?? {}, userDir),
+      sharedBackend(backendId(def, node.credentials ?? {}, userDir), () => backendOf(def, node.credentials ?? {}, userDir)),
       new DiskQueue(path.join(settings.dataDir, 'queue'), settings.queueLimitBytes),
       new Watermarks(path.join(settings.dataDir, 'watermarks.json')),
       now,
