@@ -1,3 +1,4 @@
+import { ConfigError } from '../../api/index.js';
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
 import { nodeClock } from '../shared/clock.js';
 import { toError } from '../shared/errors.js';
@@ -96,7 +97,7 @@ export = function (RED: NodeAPI): void {
             reading = { state: toLoad(sw.state), pending: sw.pending?.state ? toLoad(sw.pending.state) : undefined };
           }
           const problemWithTariff = pricing?.tariffProblem();
-          if (problemWithTariff) problem(new Error(problemWithTariff));
+          if (problemWithTariff) problem(new ConfigError(problemWithTariff));
           return { id: node.id, settings, memory, reading, pricing: pricing?.forMember(measuring, rt.config) };
         } catch (err) {
           problem(err);
