@@ -8,12 +8,14 @@
 //
 // Suites run side by side, at most TEST_JOBS at once (default 4): they spend most of their time waiting on
 // real-time rate limits, timers and a browser, not on the CPU. Each suite's output goes to
-// test-artifacts/suites/<suite>.log and is printed whole when the suite ends, so logs never interleave.
+// test-artifacts/suites/<suite>.log and is printed whole when the suite ends, so logs never interleave. The summary
+// lists under each suite what its tests skipped and why (no browser, no Mosquitto, no database server, ...).
 // TEST_JOBS=1 runs them one after another with their output live.
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { NODE_RED_RUNTIMES, CACHE_DIR, findNode, ensureNode, findNodeRed, resolvePackageRuntimes, envFor } = require('./runtimes');
+const { readSkips, skipLines } = require('../test/support/skip');
 
 const ROOT = path.resolve(__dirname, '..');
 const MOCHA = require.resolve('mocha/bin/mocha.js', { paths: [ROOT] });
@@ -21,7 +23,7 @@ const machineMajor = Number(process.versions.node.split('.')[0]);
 
 const SUITES = [
   { name: 'unit', title: 'client, simulator, prices and plans', nodeMajors: [machineMajor],
-    specs: ['test/layout.test.js', 'test/api/**/*.test.js', 'test/simulator/**/*.test.js', 'test/prices/**/*.test.js'] },
+    specs: ['test/layout.test.js', 'test/scripts/**/*.test.js', 'test/api/**/*.test.js', 'test/simulator/**/*.test.js', 'test/prices/**/*.test.js'] },
   ...NODE_RED_RUNTIMES.map((r) => ({
     name: `node-red-${r.nodeRed}-node${r.nodeMajor}`,
     title: `nodes and browser on Node-RED ${r.nodeRed}, Node.js ${r.nodeMajor}`,
@@ -77,6 +79,10 @@ function runSuite(suite, runtimes, packageRuntimes, live) {
   const args = [MOCHA, '--no-config', '--timeout', '30000', '--exit', '--require', 'test/support/versions.js', ...suite.specs];
   const logFile = path.join(ARTIFACTS, 'suites', `${suite.name}.log`);
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  // What the suite's tests skip and why (test/support/skip.js), for the summary.
+  const skipsFile = path.join(ARTIFACTS, 'suites', `${suite.name}.skips`);
+  fs.rmSync(skipsFile, { force: true });
+  env.ENERGY_API_SKIPS_FILE = skipsFile;
   if (live) console.log(banner);
   else console.log(`started ${suite.name}`);
   return new Promise((resolve) => {
@@ -89,7 +95,7 @@ function runSuite(suite, runtimes, packageRuntimes, live) {
         process.stdout.write(fs.readFileSync(logFile));
       }
       const status = code === 0 ? 'passed' : 'FAILED';
-      resolve({ suite, runtime, status: signal ? `FAILED (${signal})` : status, seconds: Math.round((Date.now() - started) / 1000) });
+      resolve({ suite, runtime, status: signal ? `FAILED (${signal})` : status, seconds: Math.round((Date.now() - started) / 1000), skips: readSkips(skipsFile) });
     });
   });
 }
@@ -137,6 +143,7 @@ async function main() {
   console.log(`\n=== summary (${JOBS} at once, ${Math.round((Date.now() - started) / 1000)} s in all) ===`);
   for (const r of results) {
     console.log(`${r.status.padEnd(7)} ${r.suite.name.padEnd(20)} ${r.runtime.version.padEnd(9)} ${String(r.seconds).padStart(4)} s  ${r.suite.title}`);
+    for (const line of skipLines(r.skips)) console.log(line);
   }
   if (skipped.length) console.log(`skipped ${skipped.join(', ')}: ${summarise(reasons)}`);
   return results.some((r) => r.status !== 'passed') ? 1 : 0;
