@@ -14,7 +14,7 @@
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const { NODE_RED_RUNTIMES, CACHE_DIR, findNode, ensureNode, findNodeRed, resolvePackageRuntimes, envFor } = require('./runtimes');
+const { NODE_RED_RUNTIMES, CACHE_DIR, findNode, ensureNode, findNodeRed, ensureNodeRed, resolvePackageRuntimes, envFor } = require('./runtimes');
 const { readSkips, skipLines } = require('../test/support/skip');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -28,6 +28,7 @@ const SUITES = [
     name: `node-red-${r.nodeRed}-node${r.nodeMajor}`,
     title: `nodes and browser on Node-RED ${r.nodeRed}, Node.js ${r.nodeMajor}`,
     nodeMajors: [r.nodeMajor],
+    nodeRed: r.nodeRed,
     env: { NODE_RED_MAJOR: r.nodeRed },
     specs: ['test/nodes/**/*.test.js', 'test/e2e/**/*.test.js'],
   })),
@@ -58,12 +59,23 @@ function resolveRuntimes(suites) {
   return runtimes;
 }
 
+function announceNodeRedFetch(major) {
+  if (!findNodeRed(major)) console.log(`fetching Node-RED ${major} from the npm registry into ${CACHE_DIR} (once)`);
+}
+
 /** The package test's Node-RED installs (outside the project, fetched once into the cache). */
 function resolveNodeReds(runtimes) {
-  for (const pkg of new Set(NODE_RED_RUNTIMES.map((r) => r.nodeRedPackage))) {
-    if (!findNodeRed(pkg)) console.log(`fetching ${pkg === 'node-red' ? 'Node-RED 4' : 'Node-RED 5'} from the npm registry into ${CACHE_DIR} (once)`);
-  }
+  for (const major of new Set(NODE_RED_RUNTIMES.map((r) => r.nodeRed))) announceNodeRedFetch(major);
   return resolvePackageRuntimes((major) => runtimes.get(major));
+}
+
+/** Why a suite cannot run here (a runtime or its Node-RED 5 could not be fetched), else null. */
+function missingFor(suite, runtimes) {
+  const runtime = suite.nodeMajors.map((m) => runtimes.get(m)).find((r) => r.error);
+  if (runtime) return runtime.error;
+  if (suite.nodeRed !== '5') return null;
+  announceNodeRedFetch('5');
+  return ensureNodeRed('5').error || null;
 }
 
 const ARTIFACTS = path.join(ROOT, 'test-artifacts');
@@ -131,14 +143,15 @@ async function main() {
   const suites = selectSuites(names);
   const runtimes = resolveRuntimes(suites);
   const packageRuntimes = suites.some((s) => s.packageRuntimes) ? resolveNodeReds(runtimes) : [];
-  const skipped = suites.filter((suite) => suite.nodeMajors.some((m) => runtimes.get(m).error)).map((suite) => suite.name);
+  const missing = new Map(suites.map((suite) => [suite.name, missingFor(suite, runtimes)]).filter(([, why]) => why));
+  const skipped = [...missing.keys()];
   const started = Date.now();
   const results = await runAll(suites.filter((suite) => !skipped.includes(suite.name)), runtimes, packageRuntimes, JOBS);
   const missingForPackage = results.some((r) => r.suite.packageRuntimes) ? packageRuntimes.filter((r) => r.error) : [];
   if (missingForPackage.length) {
     skipped.push(`the package test on Node.js ${missingForPackage.map((r) => r.nodeMajor).join(', ')}`);
   }
-  const reasons = [...new Set([...runtimes.values(), ...packageRuntimes].map((r) => r.error).filter(Boolean))];
+  const reasons = [...new Set([...missing.values(), ...[...runtimes.values(), ...packageRuntimes].map((r) => r.error)].filter(Boolean))];
 
   console.log(`\n=== summary (${JOBS} at once, ${Math.round((Date.now() - started) / 1000)} s in all) ===`);
   for (const r of results) {

@@ -13,7 +13,7 @@ const { startRedis, REDIS_SERVER } = require('../support/redis-server');
 const ROOT = path.resolve(__dirname, '..', '..');
 const PACKAGE_NAME = require(path.join(ROOT, 'package.json')).name;
 const { freePort, stopChild } = require('../support/processes');
-const NODE_RED_DIR = path.join(ROOT, 'node_modules', process.env.NODE_RED_MAJOR === '5' ? 'node-red-5' : 'node-red');
+const { NODE_RED_DIR } = require('../support/node-red');
 const TPS = 5;
 const KEY = require(path.join(ROOT, 'dist/simulator')).SIM_KEYS.full;
 const { skipBecause } = require('../support/skip');

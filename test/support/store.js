@@ -52,9 +52,7 @@ function requireServer(ctx, present, what) {
 
 /** Node-RED's core link nodes (link in, link out, link call) of the runtime under test, to load beside the package's. */
 function linkNodes() {
-  const { NODE_RED_MAJOR } = require('./env');
-  const runtime = path.dirname(require.resolve(NODE_RED_MAJOR === '5' ? 'node-red-5/package.json' : 'node-red/package.json'));
-  return require(require.resolve('@node-red/nodes/core/common/60-link.js', { paths: [runtime] }));
+  return require('./node-red').nodeRedModule('@node-red/nodes/core/common/60-link.js');
 }
 
 /** The test's own view of the service (to compare the store with), on the simulator's clock, not the node's limiter. */
