@@ -115,7 +115,7 @@ export = function (RED: NodeAPI): void {
         // A read or the PATCH failed in this cycle: its red status stays until an evaluation goes through.
         if (problemAt !== undefined && problemAt >= evaluation.at) return patched;
         lastProblem = undefined;
-        rt.status(statusOf(evaluation, memory, settings.dryRun, words));
+        rt.status(statusOf(evaluation, memory, settings, words));
         remote?.evaluated(evaluation);
         return patched;
       },
