@@ -131,29 +131,8 @@ describe(`energy-mqtt on a real Home Assistant`, function () {
     const bridges = payloads.filter((p) => Object.values(p.cmps).some((c) => /api_budget$/.test(c.unique_id)));
     assert.equal(bridges.length, 1, 'the key\'s budget is one entity');
     // Names as HA shows them: no "power power", and each energy once for the Energy dashboard.
-    const names = registry.filter((e) => e.platform === 'mqtt' && e.device_id).map((e) => `${devices.find((d) => d.id === e.device_id)?.name ?? ''} ${e.original_name ?? ''}`);
+    const names = registry.filter((e) => e.platform === 'mqtt' && e.original_name).map((e) => e.original_name);
     assert.ok(names.every((n) => !/\b(\w+) \1\b/i.test(n)), `no doubled word in ${names.filter((n) => /\b(\w+) \1\b/i.test(n)).join(', ')}`);
-  });
-
-  it('the node\'s sensors saved as the Energy dashboard\'s grid, solar and devices pass energy/validate with no issue', async function () {
-    const p = discovered().find((x) => x.dev.identifiers[0] === `energy_api_${SOLAR_HOME}`);
-    const ids = {};
-    for (const [key, c] of Object.entries(p.cmps)) ids[key] = await entityIdOf(c.unique_id);
-    const consumers = Object.entries(p.cmps).filter(([key, c]) => /^c\d+_imported$/.test(key) && c.enabled_by_default !== false && !['c1_imported', 'c2_imported'].includes(key));
-    assert.ok(consumers.length >= 3, 'the hot water, pool pump, EV charger and house channels');
-    // Numeric states first: validate reports a sensor without one.
-    await until(async () => (await Promise.all([ids.grid_imported, ids.grid_exported, ids.solar_produced].map((id) => ha.state(id)))).every((s) => s && Number.isFinite(Number(s.state))), 'the totals\' first states', 60000);
-    await ha.ws.call({
-      type: 'energy/save_prefs',
-      energy_sources: [
-        { type: 'grid', flow_from: [{ stat_energy_from: ids.grid_imported }], flow_to: [{ stat_energy_to: ids.grid_exported }], cost_adjustment_day: 0 },
-        { type: 'solar', stat_energy_from: ids.solar_produced },
-      ],
-      device_consumption: consumers.map(([key]) => ({ stat_consumption: ids[key] })),
-    });
-    const result = await ha.ws.call({ type: 'energy/validate' });
-    const issues = [...result.energy_sources.flat(), ...result.device_consumption.flat()];
-    assert.deepEqual(issues, [], `energy/validate: ${JSON.stringify(result)}`);
   });
 
   it('a switch turned on and off through HA switches the simulator\'s device; HA follows only once the device confirms, pending shown meanwhile', async function () {
@@ -181,6 +160,41 @@ describe(`energy-mqtt on a real Home Assistant`, function () {
       }, `HA to show ${haState} once confirmed`);
       assert.equal(done.attributes.pending, null, 'nothing pending once confirmed');
     }
+  });
+
+  it('the node\'s sensors saved as the Energy dashboard\'s grid, solar and devices pass energy/validate with no issue', async function () {
+    this.timeout(400000);
+    const p = discovered().find((x) => x.dev.identifiers[0] === `energy_api_${SOLAR_HOME}`);
+    const ids = {};
+    for (const [key, c] of Object.entries(p.cmps)) ids[key] = await entityIdOf(c.unique_id);
+    const consumers = Object.entries(p.cmps).filter(([key, c]) => /^c\d+_imported$/.test(key) && c.enabled_by_default !== false && !['c1_imported', 'c2_imported'].includes(key));
+    assert.ok(consumers.length >= 3, 'the hot water, pool pump, EV charger and house channels');
+    // Numeric states first: validate reports a sensor without one.
+    await until(async () => (await Promise.all([ids.grid_imported, ids.grid_exported, ids.solar_produced].map((id) => ha.state(id)))).every((s) => s && Number.isFinite(Number(s.state))), 'the totals\' first states', 60000);
+    await ha.ws.call({
+      type: 'energy/save_prefs',
+      energy_sources: [
+        {
+          type: 'grid', cost_adjustment_day: 0,
+          flow_from: [{ stat_energy_from: ids.grid_imported, stat_cost: null, entity_energy_price: null, number_energy_price: null }],
+          flow_to: [{ stat_energy_to: ids.grid_exported, stat_compensation: null, entity_energy_price: null, number_energy_price: null }],
+        },
+        { type: 'solar', stat_energy_from: ids.solar_produced, config_entry_solar_forecast: null },
+      ],
+      device_consumption: consumers.map(([key]) => ({ stat_consumption: ids[key] })),
+    });
+    const issuesOf = (result) => [...result.energy_sources.flat(), ...result.device_consumption.flat()];
+    // Until HA compiles its first statistics (every 5 minutes of its clock) each sensor is "statistics_not_defined",
+    // as a user sees on the day a sensor is added: that one issue is waited out; any other fails at once.
+    const waited = Date.now();
+    const result = await until(async () => {
+      const r = await ha.ws.call({ type: 'energy/validate' });
+      const other = issuesOf(r).filter((i) => i.type !== 'statistics_not_defined');
+      if (other.length > 0) assert.fail(`energy/validate: ${JSON.stringify(r)}`);
+      return issuesOf(r).length === 0 ? r : undefined;
+    }, 'HA\'s first statistics compile (every 5 minutes)', 330000);
+    console.log(`      energy/validate clean after ${((Date.now() - waited) / 1000).toFixed(0)} s (HA's first statistics compile)`);
+    assert.deepEqual(issuesOf(result), []);
   });
 
   it('a node removed from the flow removes its devices from HA', async function () {
