@@ -2,8 +2,8 @@
 // Run targets inside the load-control group (pure evaluateGroup, hand-built entries and history): loads
 // planned by priority on a shared forecast of the sun, and a plan that drops what the sun gave.
 const assert = require('node:assert/strict');
-const { evaluateGroup } = require('../../dist/nodes/energy-load-control/group');
-const { readPrices } = require('../../dist/prices/normalise');
+const { evaluateGroup } = require('../../../dist/domain/site/group');
+const { readPrices } = require('../../../dist/domain/pricing/normalise');
 
 const H = 3600;
 const ZONE = 'Australia/Sydney'; // UTC+10 in July

@@ -1,8 +1,8 @@
-import type { PricePeriod } from '../../prices/types.js';
+import type { PricePeriod } from '../pricing/types.js';
 import { observe } from './observe.js';
-import { SurplusForecast, type HistoryEntry } from './plan/forecast.js';
-import type { PlanReason } from './plan/planner.js';
-import { planTarget, type PlanNow } from './plan/target.js';
+import { SurplusForecast, type HistoryEntry } from '../planning/forecast.js';
+import type { PlanReason } from '../planning/planner.js';
+import { planTarget, type PlanNow } from '../planning/target.js';
 import { decide, holdLeft, type LoadView } from './rules.js';
 import { averagePower, inWindow, newestTimestamp, runningPower } from './signal.js';
 import type { Evaluation, LoadMemory, LoadSettings, LoadState, ShortEntry, SwitchReading, TargetSettings, TargetState } from './types.js';

@@ -1,5 +1,5 @@
-import type { PricePeriod } from '../../../prices/types.js';
-import type { LoadMemory, LoadSettings, TargetSettings, TargetState } from '../types.js';
+import type { PricePeriod } from '../pricing/types.js';
+import type { LoadMemory, LoadSettings, TargetSettings, TargetState } from '../site/types.js';
 import { targetPeriod } from './period.js';
 import { plan, type PlanReason } from './planner.js';
 import { countRun } from './runtime.js';
