@@ -7,6 +7,7 @@ const { helper, apiConfig, nodeFile, startServer, stopServer, load, useSimClock,
 const { startSimulator, SIM_DEVICES } = require('../../dist/simulator');
 const { startMosquitto, MOSQUITTO } = require('../support/mosquitto');
 const { coreMqttNodes, connectHomeAssistant } = require('../support/home-assistant');
+const { skipBecause } = require('../support/skip');
 
 const DEV = SIM_DEVICES.switch6M3SW;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -42,8 +43,7 @@ function useMqttSuite({ startAt = TEST_NOW_S, persistence = false, settings = {}
       const message = 'mosquitto is not installed (apt-get install -y mosquitto)';
       // CI installs it (.ci/run): there a missing broker fails instead of skipping.
       if (process.env.CI) throw new Error(message);
-      console.log(`      skipped: ${message}`);
-      this.skip();
+      skipBecause(this, message);
     }
     f.sim = await startSimulator({ port: 0, now: startAt });
     f.broker = await startMosquitto({ persistence });
