@@ -78,7 +78,7 @@ function duration(s: number): string {
 }
 
 /** Words of the status, from the node's message catalogue: a reason, or override/hold/dryRun. */
-export type StatusWords = (key: Reason | SignalWord | 'override' | 'hold' | 'dryRun' | 'short' | 'next', values?: Record<string, string>) => string;
+export type StatusWords = (key: Reason | SignalWord | 'override' | 'hold' | 'dryRun' | 'short' | 'next' | 'waitingForSlots' | 'pricesRefused', values?: Record<string, string>) => string;
 type SignalWord = 'signalSurplus' | 'signalDeficit' | 'signalImport' | 'signalExport';
 
 /**
@@ -95,7 +95,9 @@ function signalText(mode: Mode, signal: number | null, words: StatusWords): stri
 /** Status in a few words: signal · state · reason · hold or override time left · run time / target and the next planned start. */
 export function statusOf(evaluation: Evaluation, memory: LoadMemory, settings: { mode: Mode; dryRun: boolean }, words: StatusWords): NodeStatus {
   const state = memory.pending ? `→ ${memory.pending.target}` : (memory.state ?? '?');
-  const parts = [signalText(settings.mode, evaluation.signal, words), state, words(evaluation.reason)];
+  // Off for `cheapest`: the plan waits for its cheaper slots (the word alone reads as if it ran on them now).
+  const waiting = evaluation.reason === 'cheapest' && !memory.pending && memory.state === 'off';
+  const parts = [signalText(settings.mode, evaluation.signal, words), state, words(waiting ? 'waitingForSlots' : evaluation.reason)];
   if (memory.override) {
     const left = memory.override.until === undefined ? '' : duration(Math.max(0, Math.ceil((memory.override.until - evaluation.at) / 1000)));
     parts[2] = `${words('override', { state: memory.override.state })} ${left}`.trim();
@@ -104,6 +106,8 @@ export function statusOf(evaluation: Evaluation, memory: LoadMemory, settings: {
   }
   if (settings.dryRun) parts.push(words('dryRun'));
   if (evaluation.target) parts.push(targetStatus(evaluation.target, words));
+  // In surplus mode the surplus rule runs the load meanwhile: the missing prices are said beside its reason.
+  if (evaluation.target?.noPrices && evaluation.reason !== 'noPrices') parts.push(words('noPrices'));
   const fill = evaluation.stale ? 'red' : memory.pending ? 'blue' : memory.override ? 'yellow' : memory.state === 'on' ? 'green' : 'grey';
   return { fill, shape: memory.state === 'on' ? 'dot' : 'ring', text: parts.join(' · ') };
 }
