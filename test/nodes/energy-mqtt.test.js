@@ -51,7 +51,7 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
 
     // The solar home: grid import/export and solar production as the Energy dashboard takes them; names from the labels.
     const home = payloads[DEV];
-    assert.deepEqual(Object.keys(home).sort(), ['cmps', 'dev', 'o']);
+    assert.deepEqual(Object.keys(home).sort(), ['availability', 'availability_mode', 'cmps', 'dev', 'o']);
     assert.equal(home.dev.name, 'Solar home', 'the device is named by its label');
     for (const key of ['grid_imported', 'grid_exported', 'solar_produced', 'c1_imported', 'c2_exported']) {
       const c = home.cmps[key];

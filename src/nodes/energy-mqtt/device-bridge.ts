@@ -1,11 +1,11 @@
-import type { Device } from '../../api/index.js';
+import type { Device, SwitchState } from '../../api/index.js';
 import type { SiteMember } from '../../domain/site/site.js';
 import type { LoadControlRegistry } from '../shared/load-control-registry.js';
 import type { BrokerLink } from './broker-link.js';
 import { runSwitchCommand, type CommandHost } from './commands.js';
 import { DeviceEnergy, type EnergyHost } from './device-energy.js';
 import { LoadControls } from './load-controls.js';
-import { devicePayload } from './discovery.js';
+import { devicePayload, type BridgeInfo } from './discovery.js';
 import type { MqttSettings } from './settings.js';
 import { availability, powerReadings, switchAttributes, switchState } from './states.js';
 import { discoveryTopic, DeviceTopics, memberNumber } from './topics.js';
@@ -18,8 +18,11 @@ export interface BridgeHost extends Omit<CommandHost, 'lastKnown' | 'seen'>, Omi
   settings: MqttSettings;
   link: BrokerLink;
   registry: LoadControlRegistry;
-  /** The key's requests left today. */
+  /** The key's requests left today, and where they are published (one topic for the key). */
   budget(): number;
+  budgetTopic: string;
+  /** The bridge device the devices hang from, and its availability topic. */
+  bridge: BridgeInfo;
   /** A shared read went through (clears a read problem from the status). */
   readOk(): void;
   /** Timers cleared when the node closes. */
@@ -88,6 +91,18 @@ export class DeviceBridge {
     return this.energy.settled();
   }
 
+  /** A command for one of its switches starts going to the device: HA's attributes show it pending until the outcome. */
+  showPending(switchId: string, target: SwitchState): void {
+    const index = this.device.switches.findIndex((s) => s.id === switchId);
+    if (index < 0 || this.closed) return;
+    const sw = this.device.switches[index];
+    this.host.link.publish(this.topics.switchAttributes(memberNumber(sw.id, index)), switchAttributes({ ...sw, pending: { state: target } }, null, target));
+  }
+
+  owns(switchId: string): boolean {
+    return this.device.switches.some((s) => s.id === switchId);
+  }
+
   close(): void {
     this.closed = true;
     this.loads.stop();
@@ -121,12 +136,12 @@ export class DeviceBridge {
 
   private publishBudget(): void {
     this.budgetAt = this.host.now();
-    this.host.link.publish(this.topics.budget, String(this.host.budget()));
+    this.host.link.publish(this.host.budgetTopic, String(this.host.budget()));
   }
 
   private publishDiscovery(): void {
     if (!this.host.settings.discovery) return;
-    const payload = devicePayload(this.device, this.topics, this.host.registry.driving(this.device.id));
+    const payload = devicePayload(this.device, this.topics, this.host.registry.driving(this.device.id), this.host.bridge);
     const topic = discoveryTopic(this.host.settings.discoveryPrefix, this.device.id);
     this.host.link.publish(topic, JSON.stringify(payload));
   }
