@@ -8,7 +8,7 @@ const path = require('node:path');
 const {
   helper, startClockedSimulator, useSimClock, startServer, stopServer, flowWith, messagesOf, statusesOf, until, TEST_NOW_S, allNodes,
 } = require('../support/env');
-const { HAS_SQLITE, tempDir, queryIntoStore, sqliteRows, sumByChannel, linkNodes, serviceClient } = require('../support/store');
+const { HAS_SQLITE, tempDir, queryIntoStore, sqliteRows, sumByChannel, linkNodes, serviceClient, assertReadsAsQuery } = require('../support/store');
 const { SIM_DEVICES } = require('../../dist/simulator');
 
 const DEVICE = SIM_DEVICES.switch6M3SW;
@@ -114,6 +114,23 @@ describe('energy-store (SQLite)', function () {
       got[i].eRealKwh.forEach((v, c) => assert.ok(Math.abs(v - direct[i].eRealKwh[c]) < 1e-9, `entry ${i} channel ${c}`));
     }
     assert.deepEqual([read[0].deviceId, read[0].kind, read[0].granularity, read[0].timezone], [DEVICE, 'long', '5m', SYD]);
+  });
+
+  it('reads back at the stored granularity exactly what energy-query answers for the same range, entry for entry', async function () {
+    const flow = queryIntoStore({}, {});
+    flow[0].wires = [['store', 'queried']];
+    const nodes = await flowWith(sim, flow);
+    // Rows are stamped at the END of their period: [10:00, 13:00) is the 5-minute entries stamped 10:05 … 13:00.
+    const from = Date.UTC(2026, 6, 14, 10, 0, 0) / 1000;
+    const fiveMinutes = await assertReadsAsQuery(nodes, { deviceId: DEVICE, kind: 'long', granularity: '5m', fromTs: from, toTs: from + 3 * 3600, margin: 3600 });
+    assert.equal(fiveMinutes.answer.length, 36);
+    assert.deepEqual([fiveMinutes.answer[0].timestamp, fiveMinutes.answer.at(-1).timestamp], [from + 300, from + 3 * 3600]);
+    await assertReadsAsQuery(nodes, { deviceId: DEVICE, kind: 'long', granularity: 'hour', fromTs: from, toTs: from + 6 * 3600, margin: 2 * 3600 });
+    await assertReadsAsQuery(nodes, { deviceId: DEVICE, kind: 'long', granularity: '15m', fromTs: from, toTs: from + 3 * 3600, margin: 3600 });
+    // Short energy is selected by stamp, fromTs <= timestamp < toTs, as the service selects it.
+    const recent = Date.UTC(2026, 6, 14, 23, 0, 0) / 1000;
+    await assertReadsAsQuery(nodes, { deviceId: DEVICE, kind: 'short', fromTs: recent, toTs: recent + 1800, margin: 600 });
+    assert.equal(nodes.caught.received, undefined);
   });
 
   it('reads back a chart: hours summed from 5-minute rows in the device\'s timezone, series named by msg.device, at most maxPoints', async function () {
