@@ -184,6 +184,9 @@ describe('energy-store (SQLite)', function () {
       [{ payload: [{ series: 'Grid (kW)', x: 1, y: 2 }], deviceId: DEVICE, kind: 'long' }, /chart point \(energy-query's chart output\)/],
       [{ payload: 'hello', deviceId: DEVICE, kind: 'long' }, /msg\.payload must be energy entries/],
       [{ payload: [...good.slice(0, 5), { ...good[5], eReal: [1, 'x'] }], deviceId: DEVICE, kind: 'long', granularity: '5m' }, /msg\.payload\[5\]\.eReal\[1\] must be a number or null/],
+      // Stored, it would be three channels with NULLs: one value per channel in every field, or nothing is written.
+      [{ payload: [...good.slice(0, 5), { ...good[5], eReal: good[5].eReal.slice(0, 3) }], deviceId: DEVICE, kind: 'long', granularity: '5m' }, /msg\.payload\[5\]: its channel arrays differ in length \(eReal has 3 values, eRealPositive 6\)/],
+      [{ payload: [{ ...good[0], vRMSMax: [230, 231] }], deviceId: DEVICE, kind: 'long', granularity: '5m' }, /msg\.payload\[0\]: its channel arrays differ in length \(eReal has 6 values, vRMSMax 2\)/],
       [{ payload: good, deviceId: DEVICE }, /msg\.kind must be "short" or "long"/],
       [{ payload: good, deviceId: 'nope', kind: 'long' }, /device/i],
     ];
@@ -196,6 +199,12 @@ describe('energy-store (SQLite)', function () {
     }
     assert.ok(statuses.some((s) => s.fill === 'red'));
     assert.equal(fs.existsSync(path.join(userDir, 'energy-store', 'store', 'queue')) ? fs.readdirSync(path.join(userDir, 'energy-store', 'store', 'queue')).length : 0, 0, 'nothing queued');
+    // The store answers a read once it has opened its file (made it, switched it to WAL, made the tables): only
+    // then may the test read the file itself. Before, on a busy host, it found no file, no table, or it locked.
+    const read = messagesOf(nodes.read);
+    nodes.store.receive({ topic: 'read', deviceId: DEVICE, kind: 'long', fromTs: '-1h', toTs: 'now' });
+    await until(() => read.length === 1);
+    assert.deepEqual(read[0].payload, [], 'nothing written, read through the node');
     assert.deepEqual(sqliteRows(path.join(userDir, 'energy.sqlite')), [], 'nothing written');
   });
 
