@@ -82,7 +82,7 @@ export = function (RED: NodeAPI): void {
       };
       let warnedLow = false;
       const onRateLimit = (state: RateLimitState) => {
-        if (state.throttled) push('yellow', RED._('energy-api.status.rateLimited'));
+        // A wait after a 429 is shown by the nodes whose own requests wait (see RetryStatus), not by every user of the key.
         const low = state.dailyRemaining < state.tpd * LOW_BUDGET_SHARE;
         if (low && !warnedLow) {
           push('yellow', RED._('energy-api.status.budgetLow', { remaining: state.dailyRemaining }));

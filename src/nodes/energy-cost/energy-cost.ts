@@ -75,7 +75,7 @@ export = function (RED: NodeAPI): void {
         if (aborter.signal.aborted) return done();
         msg.payload = result;
         const net = result.total.netCost.toFixed(2);
-        node.status({ fill: 'green', shape: 'dot', text: RED._('energy-cost.status.done', { days: result.days.length, net, currency: result.currency }) });
+        node.status({ fill: 'green', shape: 'dot', text: RED._(result.days.length === 1 ? 'energy-cost.status.doneOneDay' : 'energy-cost.status.done', { days: result.days.length, net, currency: result.currency }) });
         send(msg);
         done();
       }, (err: unknown) => {
