@@ -117,7 +117,7 @@ export = function (RED: NodeAPI): void {
         // A read or the PATCH failed in this cycle: its red status stays until an evaluation goes through.
         if (problemAt !== undefined && problemAt >= evaluation.at) return patched;
         lastProblem = undefined;
-        const status = statusOf(evaluation, memory, settings.dryRun, words);
+        const status = statusOf(evaluation, memory, settings, words);
         rt.status(pricesRefused ? { ...status, fill: status.fill === 'red' ? 'red' : 'yellow', text: `${status.text} · ${words('pricesRefused')}` } : status);
         remote?.evaluated(evaluation);
         return patched;
