@@ -5,6 +5,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { sqliteProblem } = require('../../dist/nodes/energy-store/backends/sqlite.js');
+const { skipBecause } = require('./skip');
 
 /** node:sqlite is there (Node.js 22.13+): the SQLite tests run; on Node.js 20 the clear-error test runs instead. */
 const HAS_SQLITE = sqliteProblem() === undefined;
@@ -48,15 +49,12 @@ function sumByChannel(entries, field = 'eReal') {
 function requireServer(ctx, present, what) {
   if (present) return;
   if (process.env.CI) throw new Error(`${what} is not installed: .ci/run installs it (apt-get), so CI cannot skip these tests`);
-  console.log(`      ${what} is not installed here: skipped (CI installs it)`);
-  ctx.skip();
+  skipBecause(ctx, `${what} is not installed here (CI installs it)`);
 }
 
 /** Node-RED's core link nodes (link in, link out, link call) of the runtime under test, to load beside the package's. */
 function linkNodes() {
-  const { NODE_RED_MAJOR } = require('./env');
-  const runtime = path.dirname(require.resolve(NODE_RED_MAJOR === '5' ? 'node-red-5/package.json' : 'node-red/package.json'));
-  return require(require.resolve('@node-red/nodes/core/common/60-link.js', { paths: [runtime] }));
+  return require('./node-red').nodeRedModule('@node-red/nodes/core/common/60-link.js');
 }
 
 /** The test's own view of the service (to compare the store with), on the simulator's clock, not the node's limiter. */

@@ -3,13 +3,13 @@ import { isValidTimezone, type Device, type EnergyEntry } from '../../api/index.
 import type { EnergyApiConfigNode } from '../shared/config-types.js';
 import { errorDetails, shortReason, toError } from '../shared/errors.js';
 import { guardMessage } from '../shared/msg-guard.js';
-import type { EnergyTariffConfigNode } from '../energy-tariff/energy-tariff.js';
+import type { EnergyTariffConfigNode } from '../shared/config-types.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
 import { gridChannels } from './channels.js';
 import { computeCost, type CostResult } from './cost.js';
 import { gridEnergy } from './grid-energy.js';
-import { exportPeriods, readPrices } from '../../prices/normalise.js';
+import { exportPeriods, readPrices } from '../../domain/pricing/normalise.js';
 
 interface EnergyCostDef extends NodeDef {
   tariff: string;

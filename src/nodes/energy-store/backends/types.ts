@@ -40,7 +40,7 @@ export interface StoreBackend {
   readonly name: string;
   /** Connects, and creates the table (or checks the one there) the first time. */
   open(): Promise<void>;
-  /** Every batch in one transaction (InfluxDB: in one request per backend limit, see README). */
+  /** Every batch in one transaction (InfluxDB: in one request per backend limit, see docs/energy-store.md). */
   write(batches: readonly StoreBatch[]): Promise<WriteResult>;
   watermarks(): Promise<Watermark[]>;
   /** Rows ordered by timestamp, then channel. */

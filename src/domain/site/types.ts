@@ -1,8 +1,8 @@
 /** The decision engine's vocabulary. Pure data: no Node-RED, no client. */
-import type { TargetPeriod } from './plan/period.js';
-import type { PlanReason, UnitPlan } from './plan/planner.js';
-import type { RunCount } from './plan/runtime.js';
-import type { Unit } from './plan/units.js';
+import type { TargetPeriod } from '../planning/period.js';
+import type { PlanReason, UnitPlan } from '../planning/planner.js';
+import type { RunCount } from '../planning/runtime.js';
+import type { Unit } from '../planning/units.js';
 
 export type Mode = 'threshold' | 'surplus' | 'peak' | 'price';
 export type LoadState = 'on' | 'off';
@@ -97,7 +97,7 @@ export type Reason =
   | 'onAbove' | 'offBelow' // threshold
   | 'surplus' | 'noSurplus' // surplus
   | 'belowLimit' | 'overLimit' // peak
-  | 'cheapest' | 'deadline' | 'cheapBelow' | 'tooExpensive' // a run target planned on price
+  | 'cheapest' | 'deadline' | 'cheapBelow' | 'tooExpensive' | 'noPrices' // a run target planned on price
   | 'maxOff' | 'override' | 'failSafe'
   | 'minOn' | 'minOff' | 'pending' | 'stale' | 'noData' | 'unknownState' | 'steady';
 
@@ -152,4 +152,6 @@ export interface TargetState {
   priceMicros: number | null;
   /** Start (unix s) of the next planned run when the load is not planned on now. */
   nextStart?: number;
+  /** No slot up to the deadline has a price yet (no price list, no tariff). */
+  noPrices?: boolean;
 }

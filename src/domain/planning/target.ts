@@ -1,5 +1,5 @@
-import type { PricePeriod } from '../../../prices/types.js';
-import type { LoadMemory, LoadSettings, TargetSettings, TargetState } from '../types.js';
+import type { PricePeriod } from '../pricing/types.js';
+import type { LoadMemory, LoadSettings, TargetSettings, TargetState } from '../site/types.js';
 import { targetPeriod } from './period.js';
 import { plan, type PlanReason } from './planner.js';
 import { countRun } from './runtime.js';
@@ -18,6 +18,8 @@ export interface PlanNow {
   met: boolean;
   /** The slot now has a price: the plan can weigh the sun against the grid (else surplus mode falls back to its rule). */
   priced: boolean;
+  /** No slot up to the deadline has a price (no price list yet, no tariff): the plan waits for prices or the deadline. */
+  noPrices: boolean;
 }
 
 export interface TargetInput {
@@ -32,6 +34,11 @@ export interface TargetInput {
   powerW: number;
   /** Surplus for this load measured now (W), surplus mode only. */
   measuredSurplusW: number | null;
+  /**
+   * Surplus measured now that the plans of higher priority take over [from, to) and do not take now (W):
+   * it is not this load's in those units.
+   */
+  takenLaterW?(from: number, to: number): number;
   /** Expected surplus for this load over [from, to) (W), after the loads of higher priority. */
   expectedSurplusW(from: number, to: number): number;
   /** Seconds since the last count in which the load channel showed the load drawing while it was thought off. */
@@ -74,7 +81,8 @@ export function planTarget(input: TargetInput): { memory: LoadMemory; state: Tar
       if (from === nowS) return measured;
       // The sun measured now fades into yesterday's over the next hour: clouds come and go, but not at once.
       const weight = Math.max(0, 1 - (from - nowS) / NOWCAST_S);
-      return weight * measured + (1 - weight) * input.expectedSurplusW(from, to);
+      const left = Math.max(0, measured - (input.takenLaterW?.(from, to) ?? 0));
+      return weight * left + (1 - weight) * input.expectedSurplusW(from, to);
     },
   });
   const needS = Math.max(0, target.runForS - run.seconds);
@@ -106,10 +114,12 @@ export function planTarget(input: TargetInput): { memory: LoadMemory; state: Tar
     plan: result.units,
     priceMicros: units[0]?.importMicros ?? null,
   };
+  const noPrices = units.length > 0 && units.every((u) => u.importMicros === null);
+  if (noPrices) state.noPrices = true;
   if (!(first?.on ?? false) && nextIndex > 0) state.nextStart = units[nextIndex].start;
   return {
     memory,
     state,
-    now: { on: first?.on ?? false, reason: first?.reason, tooExpensive: first?.tooExpensive ?? false, met: needS === 0, priced: (units[0]?.importMicros ?? null) !== null },
+    now: { on: first?.on ?? false, reason: first?.reason, tooExpensive: first?.tooExpensive ?? false, met: needS === 0, priced: (units[0]?.importMicros ?? null) !== null, noPrices },
   };
 }
