@@ -20,8 +20,8 @@ const MOCHA = require.resolve('mocha/bin/mocha.js', { paths: [ROOT] });
 const machineMajor = Number(process.versions.node.split('.')[0]);
 
 const SUITES = [
-  { name: 'unit', title: 'client, simulator, prices and plans', nodeMajors: [machineMajor],
-    specs: ['test/api/**/*.test.js', 'test/simulator/**/*.test.js', 'test/prices/**/*.test.js'] },
+  { name: 'unit', title: 'layout, domain, client, simulator, prices and plans', nodeMajors: [machineMajor],
+    specs: ['test/layout.test.js', 'test/domain/**/*.test.js', 'test/api/**/*.test.js', 'test/simulator/**/*.test.js', 'test/prices/**/*.test.js'] },
   ...NODE_RED_RUNTIMES.map((r) => ({
     name: `node-red-${r.nodeRed}-node${r.nodeMajor}`,
     title: `nodes and browser on Node-RED ${r.nodeRed}, Node.js ${r.nodeMajor}`,

@@ -2,7 +2,7 @@ import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { acquireClient, isEnergyApiError, type ClientLease, type KeyStatus, type RateLimitState, type SharedStatus } from '../../api/index.js';
 import type { EnergyApiConfigNode } from '../shared/config-types.js';
 import { registerAdminRoutes } from './admin-routes.js';
-import { watchDailyBudget } from './daily-budget.js';
+import { watchDailyBudget } from '../shared/daily-budget.js';
 import { nodeClock } from '../shared/clock.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
@@ -82,7 +82,7 @@ export = function (RED: NodeAPI): void {
       };
       let warnedLow = false;
       const onRateLimit = (state: RateLimitState) => {
-        if (state.throttled) push('yellow', RED._('energy-api.status.rateLimited'));
+        // A wait after a 429 is shown by the nodes whose own requests wait (see RetryStatus), not by every user of the key.
         const low = state.dailyRemaining < state.tpd * LOW_BUDGET_SHARE;
         if (low && !warnedLow) {
           push('yellow', RED._('energy-api.status.budgetLow', { remaining: state.dailyRemaining }));

@@ -2,11 +2,11 @@
 // Energy stays in whole Joules until it is shown as kWh; money is counted in millionths.
 // An entry's energy is spread evenly over its period (pro rata by time) when a price change falls inside it.
 import { DateTime } from 'luxon';
-import { costNumerator, divRound, fromMicros, roundCost } from '../energy-tariff/money.js';
-import { describeWallTime, type Schedule, type Tariff } from '../energy-tariff/tariff.js';
+import { costNumerator, divRound, fromMicros, roundCost } from '../../domain/pricing/money.js';
+import { describeWallTime, type Schedule, type Tariff } from '../../domain/pricing/tariff.js';
 import { KWH_J, type GridEnergy } from './grid-energy.js';
-import { periodAt, type PricePeriod } from '../../prices/normalise.js';
-import { apportion, localDay, Segmenter, type Segment } from './segments.js';
+import { periodAt, type PricePeriod } from '../../domain/pricing/normalise.js';
+import { apportion, localDay, Segmenter, type Segment } from '../../domain/pricing/segments.js';
 
 export interface CostInput {
   tariff: Tariff;

@@ -3,13 +3,13 @@ import { isValidTimezone, type Device, type EnergyEntry } from '../../api/index.
 import type { EnergyApiConfigNode } from '../shared/config-types.js';
 import { errorDetails, shortReason, toError } from '../shared/errors.js';
 import { guardMessage } from '../shared/msg-guard.js';
-import type { EnergyTariffConfigNode } from '../energy-tariff/energy-tariff.js';
+import type { EnergyTariffConfigNode } from '../shared/config-types.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
 import { gridChannels } from './channels.js';
 import { computeCost, type CostResult } from './cost.js';
 import { gridEnergy } from './grid-energy.js';
-import { exportPeriods, readPrices } from '../../prices/normalise.js';
+import { exportPeriods, readPrices } from '../../domain/pricing/normalise.js';
 
 interface EnergyCostDef extends NodeDef {
   tariff: string;
@@ -75,7 +75,7 @@ export = function (RED: NodeAPI): void {
         if (aborter.signal.aborted) return done();
         msg.payload = result;
         const net = result.total.netCost.toFixed(2);
-        node.status({ fill: 'green', shape: 'dot', text: RED._('energy-cost.status.done', { days: result.days.length, net, currency: result.currency }) });
+        node.status({ fill: 'green', shape: 'dot', text: RED._(result.days.length === 1 ? 'energy-cost.status.doneOneDay' : 'energy-cost.status.done', { days: result.days.length, net, currency: result.currency }) });
         send(msg);
         done();
       }, (err: unknown) => {

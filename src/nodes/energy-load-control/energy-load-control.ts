@@ -2,20 +2,21 @@ import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
 import { nodeClock } from '../shared/clock.js';
 import { toError } from '../shared/errors.js';
 import { FlowNodeRuntime, isAborted, type FlowNodeDef } from '../shared/flow-node.js';
-import { switchToControl } from '../energy-switch-control/command.js';
+import { switchToControl } from '../../domain/site/switch-command.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { attachDailyCost } from '../shared/request-cost.js';
 import { migrations } from './migrations.js';
 import { parseCommand, type LoadCommand } from './command.js';
-import { forgetMemory, loadMemory, persistentStore, saveMemory } from './persist.js';
+import { persistentStore } from '../shared/context-store.js';
+import { forgetMemory, loadMemory, saveMemory } from './persist.js';
 import { evaluationMsg, outcomeMsg, statusOf, type LoadIds, type StatusWords } from './report.js';
 import { PlanOutput } from './plan-report.js';
 import { LoadPricing } from './pricing.js';
 import { switchLoad, type SwitchContext } from './switching.js';
 import { parseDef, resolveSettings, type LoadControlDef, type ParsedDef } from './settings.js';
-import { siteGroup, type SiteMember } from './site.js';
+import { siteGroup, type SiteMember } from '../../domain/site/site.js';
 import { shareLoadControl, type RemoteHandle } from './remote.js';
-import type { LoadMemory, LoadSettings, SwitchReading } from './types.js';
+import type { LoadMemory, LoadSettings, SwitchReading } from '../../domain/site/types.js';
 
 interface LoadControlMsg extends NodeMessageInFlow {
   duration?: unknown;

@@ -1,11 +1,11 @@
 import type { Node, NodeAPI } from 'node-red';
 import type { Device } from '../../api/index.js';
-import { readPrices } from '../../prices/normalise.js';
-import type { PricePeriod } from '../../prices/types.js';
+import { readPrices } from '../../domain/pricing/normalise.js';
+import type { PricePeriod } from '../../domain/pricing/types.js';
 import type { EnergyApiConfigNode } from '../shared/config-types.js';
-import type { EnergyTariffConfigNode } from '../energy-tariff/energy-tariff.js';
-import { tariffPeriods } from '../energy-tariff/slots.js';
-import type { MemberPricing } from './group.js';
+import type { EnergyTariffConfigNode } from '../shared/config-types.js';
+import { tariffPeriods } from '../../domain/pricing/slots.js';
+import type { MemberPricing } from '../../domain/site/group.js';
 import { loadPrices, savePrices } from './persist.js';
 
 /** Keep a price list this long after its end: a list with old slots is trimmed as it arrives. */

@@ -1,7 +1,7 @@
 import type { NodeMessage, NodeStatus } from 'node-red';
-import { fromMicros } from '../energy-tariff/money.js';
+import { fromMicros } from '../../domain/pricing/money.js';
 import { targetStatus } from './plan-report.js';
-import type { Evaluation, LoadMemory, LoadState, Outcome, Reason } from './types.js';
+import type { Evaluation, LoadMemory, LoadState, Outcome, Reason } from '../../domain/site/types.js';
 
 /** Fields every output message carries, so a flow knows which load spoke. */
 export interface LoadIds {

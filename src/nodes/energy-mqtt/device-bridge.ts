@@ -1,5 +1,5 @@
 import type { Device } from '../../api/index.js';
-import type { SiteMember } from '../energy-load-control/site.js';
+import type { SiteMember } from '../../domain/site/site.js';
 import type { LoadControlRegistry } from '../shared/load-control-registry.js';
 import type { BrokerLink } from './broker-link.js';
 import { runSwitchCommand, type CommandHost } from './commands.js';

@@ -1,8 +1,8 @@
 import type { Node, NodeAPI, NodeMessageInFlow } from 'node-red';
 import { EnergyApiError } from '../../api/index.js';
-import { siteGroup } from '../energy-load-control/site.js';
-import { persistentStore } from '../energy-load-control/persist.js';
-import { SwitchTransactions } from '../energy-switch-control/switch-transactions.js';
+import { siteGroup } from '../../domain/site/site.js';
+import { persistentStore } from '../shared/context-store.js';
+import { SwitchTransactions } from '../../domain/site/switch-transactions.js';
 import { toError } from '../shared/errors.js';
 import { FlowNodeRuntime } from '../shared/flow-node.js';
 import { loadControlRegistry } from '../shared/load-control-registry.js';

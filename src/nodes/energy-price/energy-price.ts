@@ -1,6 +1,6 @@
 import type { Node, NodeAPI, NodeMessageInFlow } from 'node-red';
 import { DateTime } from 'luxon';
-import { readPrices, type PriceList } from '../../prices/normalise.js';
+import { readPrices, type PriceList } from '../../domain/pricing/normalise.js';
 import { AmberClient } from '../../prices/amber-client.js';
 import { toError } from '../shared/errors.js';
 import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';

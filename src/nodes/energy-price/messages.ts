@@ -1,6 +1,6 @@
 import type { NodeMessage } from 'node-red';
-import { periodAt, readPrices, toSlots, type PriceList } from '../../prices/normalise.js';
-import { readShape } from '../../prices/shapes.js';
+import { periodAt, readPrices, toSlots, type PriceList } from '../../domain/pricing/normalise.js';
+import { readShape } from '../../domain/pricing/shapes.js';
 
 /** Where a msg may carry a price list: msg.prices, msg.payload (another price node's output), msg.data (Home Assistant). */
 const PLACES = ['prices', 'payload', 'data'] as const;

@@ -1,6 +1,6 @@
 import { EnergyApiError, GRANULARITIES, MAX_TIMESTAMP_S, checkDeviceId } from '../../api/index.js';
 import { describeValue } from '../shared/msg-guard.js';
-import { nextTurn } from '../energy-query/chunks.js';
+import { nextTurn } from '../../domain/entries/chunks.js';
 import { ELECTRIC_FIELDS, ENERGY_FIELDS, kwName, kwhName, type RowValues, type StoreBatch } from './fields.js';
 
 /** Entries checked between two turns of the event loop. */

@@ -1,11 +1,11 @@
 import type { NodeMessage } from 'node-red';
 import { EnergyApiError, checkDeviceId, floorToBucket, type Device, type EnergyEntry, type Granularity } from '../../api/index.js';
 import { describeValue } from '../shared/msg-guard.js';
-import { readSettings, resolveRange, OUTPUT_FORMATS, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from '../energy-query/query-settings.js';
-import { readChartOptions } from '../energy-query/chart-settings.js';
-import { ChartBuilder, seriesNames } from '../energy-query/outputs.js';
-import { chartMessage, pageMessage, splitMessages, type BaseMessage } from '../energy-query/messages.js';
-import { inSlices, nextTurn } from '../energy-query/chunks.js';
+import { readSettings, resolveRange, OUTPUT_FORMATS, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from '../shared/query-settings.js';
+import { readChartOptions } from '../../domain/entries/chart-settings.js';
+import { ChartBuilder, seriesNames } from '../../domain/entries/outputs.js';
+import { chartMessage, pageMessage, splitMessages, type BaseMessage } from '../shared/query-messages.js';
+import { inSlices, nextTurn } from '../../domain/entries/chunks.js';
 import { entriesFromRows, type EntryShape } from './assemble.js';
 import { bucketsOf, nextBoundary } from './buckets.js';
 import type { StoreBackend, StreamKey } from './backends/types.js';

@@ -24,7 +24,7 @@ export interface InputContext<M extends NodeMessageInFlow = NodeMessageInFlow> {
   config: EnergyApiConfigNode;
   /** Aborted when the node closes (redeploy, stop). */
   signal: AbortSignal;
-  /** Options for every client call: `signal`, and a yellow status while a request is retried. */
+  /** Options for every client call: `signal`, and a yellow status while a request is retried or waits after a 429. */
   call: NodeCallOptions;
 }
 
@@ -65,7 +65,12 @@ export class FlowNodeRuntime {
     options: RuntimeOptions = {},
   ) {
     this.now = nodeClock(RED);
-    const retries = new RetryStatus((attempt) => RED._(commonKey('status.retrying'), { attempt }), () => this.shown, (s) => this.status(s));
+    const retries = new RetryStatus(
+      (attempt) => RED._(commonKey('status.retrying'), { attempt }),
+      () => RED._(commonKey('status.rateLimited')),
+      () => this.shown,
+      (s) => this.status(s),
+    );
     this.call = { signal: this.aborter.signal, onRetry: retries.onRetry };
     this.config = (def.api ? (RED.nodes.getNode(def.api) as EnergyApiConfigNode | null) : null) ?? null;
     if (options.api === false) {

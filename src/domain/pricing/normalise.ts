@@ -1,7 +1,7 @@
 // The one price normaliser: every price list that reaches the package (msg.prices in any of the shapes in
 // shapes.ts, Amber's intervals, the tariff's own slots) becomes sorted, non-overlapping slots in micro-units
 // per kWh, or is refused whole with an error that names the slot. Nothing is half applied.
-import { fromMicros } from '../nodes/energy-tariff/money.js';
+import { fromMicros } from './money.js';
 import { readShape, type ReadContext } from './shapes.js';
 import type { PricePeriod, PriceShape, PriceSlot, RawSlot } from './types.js';
 

@@ -1,14 +1,13 @@
-import { EnergyApiError, isEnergyApiError, type Device, type EnergyApiClient, type SwitchState } from '../../api/index.js';
-import type { Now } from '../shared/clock.js';
-import { abortError, DevicePoller, timerSleep } from '../shared/device-poller.js';
-import type { NodeCallOptions } from '../shared/flow-node.js';
-import { isConfirmed, type SwitchCommand } from './command.js';
+import { EnergyApiError, isEnergyApiError, type Device, type EnergyApiClient, type SwitchState, type CallOptions } from '../../api/index.js';
+import type { Now } from '../clock.js';
+import { abortError, DevicePoller, timerSleep } from './device-poller.js';
+import { isConfirmed, type SwitchCommand } from './switch-command.js';
 import { SwitchLane, type JobOutcome } from './switch-lane.js';
 
 /** What a node lends its switch transactions: its client, call options (aborted on close), clock and timers. */
 export interface TransactionHost {
   client(): EnergyApiClient;
-  call: NodeCallOptions;
+  call: CallOptions & { signal: AbortSignal };
   now: Now;
   setTimer(fn: () => void, ms: number): NodeJS.Timeout;
   clearTimer(timer: NodeJS.Timeout): void;

@@ -1,6 +1,6 @@
 import { isEnergyApiError, PENDING_POLL_MIN_MS, SHORT_MAX_SPAN_S, type Device, type EnergyApiClient } from '../../api/index.js';
 import { evaluateGroup, type MemberInput, type SiteReading } from './group.js';
-import type { HistoryEntry } from './plan/forecast.js';
+import type { HistoryEntry } from '../planning/forecast.js';
 import { newestTimestamp } from './signal.js';
 import type { Evaluation, ShortEntry } from './types.js';
 

@@ -1,8 +1,8 @@
 // The tariff as price slots in the normaliser's shape, so load control plans on a time-of-use tariff the
 // same way it plans on spot prices: one slot per stretch in which neither price can change (cut at local
 // midnights, time-of-use edges and DST jumps).
-import { Segmenter } from '../energy-cost/segments.js';
-import type { PricePeriod } from '../../prices/types.js';
+import { Segmenter } from './segments.js';
+import type { PricePeriod } from './types.js';
 import type { Tariff } from './tariff.js';
 
 /**

@@ -1,5 +1,5 @@
-import { periodAt } from '../../../prices/normalise.js';
-import type { PricePeriod } from '../../../prices/types.js';
+import { periodAt } from '../pricing/normalise.js';
+import type { PricePeriod } from '../pricing/types.js';
 
 /** One stretch of the plan: the plan decides on/off per unit. */
 export interface Unit {

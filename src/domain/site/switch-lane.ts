@@ -1,5 +1,5 @@
 import type { Device, SwitchState } from '../../api/index.js';
-import { heading, isConfirmed, opposite, type SwitchCommand } from './command.js';
+import { heading, isConfirmed, opposite, type SwitchCommand } from './switch-command.js';
 
 /** How one command ended. `superseded`: a newer command for the same switch replaced it before it was sent. */
 export type JobOutcome =

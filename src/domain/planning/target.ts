@@ -1,5 +1,5 @@
-import type { PricePeriod } from '../../../prices/types.js';
-import type { LoadMemory, LoadSettings, TargetSettings, TargetState } from '../types.js';
+import type { PricePeriod } from '../pricing/types.js';
+import type { LoadMemory, LoadSettings, TargetSettings, TargetState } from '../site/types.js';
 import { targetPeriod } from './period.js';
 import { plan, type PlanReason } from './planner.js';
 import { countRun } from './runtime.js';
@@ -32,6 +32,11 @@ export interface TargetInput {
   powerW: number;
   /** Surplus for this load measured now (W), surplus mode only. */
   measuredSurplusW: number | null;
+  /**
+   * Surplus measured now that the plans of higher priority take over [from, to) and do not take now (W):
+   * it is not this load's in those units.
+   */
+  takenLaterW?(from: number, to: number): number;
   /** Expected surplus for this load over [from, to) (W), after the loads of higher priority. */
   expectedSurplusW(from: number, to: number): number;
   /** Seconds since the last count in which the load channel showed the load drawing while it was thought off. */
@@ -74,7 +79,8 @@ export function planTarget(input: TargetInput): { memory: LoadMemory; state: Tar
       if (from === nowS) return measured;
       // The sun measured now fades into yesterday's over the next hour: clouds come and go, but not at once.
       const weight = Math.max(0, 1 - (from - nowS) / NOWCAST_S);
-      return weight * measured + (1 - weight) * input.expectedSurplusW(from, to);
+      const left = Math.max(0, measured - (input.takenLaterW?.(from, to) ?? 0));
+      return weight * left + (1 - weight) * input.expectedSurplusW(from, to);
     },
   });
   const needS = Math.max(0, target.runForS - run.seconds);

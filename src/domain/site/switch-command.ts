@@ -1,5 +1,5 @@
 import { EnergyApiError, supportsModbus, supportsSwitching, type Device, type Switch, type SwitchState } from '../../api/index.js';
-import { describeValue } from '../shared/msg-guard.js';
+import { describeValue } from '../describe-value.js';
 
 /** What a msg asks for: a state, or the opposite of the last known (or already requested) state. */
 export type SwitchCommand = SwitchState | 'toggle';

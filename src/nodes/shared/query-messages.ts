@@ -1,7 +1,7 @@
 import type { NodeMessage } from 'node-red';
 import type { EnergyEntry } from '../../api/index.js';
-import type { ChartSeries } from './outputs.js';
-import { chartFrame, yAxisTitle } from './chart-settings.js';
+import type { ChartSeries } from '../../domain/entries/outputs.js';
+import { chartFrame, yAxisTitle } from '../../domain/entries/chart-settings.js';
 
 /** The input msg without its payload: what every msg of a split or pages output carries along. */
 export type BaseMessage = NodeMessage & Record<string, unknown>;

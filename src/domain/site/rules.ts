@@ -1,4 +1,4 @@
-import type { PlanNow } from './plan/target.js';
+import type { PlanNow } from '../planning/target.js';
 import type { LoadMemory, LoadSettings, LoadState, Reason } from './types.js';
 
 /** What one load sees at an evaluation, after the group has shared the site out. */

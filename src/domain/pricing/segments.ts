@@ -2,7 +2,7 @@
 // tariff's time-of-use edges (both occurrences on a day the clocks go back), at DST jumps and
 // at the starts and ends of message prices.
 import { DateTime } from 'luxon';
-import type { WallTime } from '../energy-tariff/tariff.js';
+import type { WallTime } from './tariff.js';
 
 export interface Segment {
   start: number;

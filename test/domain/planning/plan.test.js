@@ -2,12 +2,12 @@
 // The run-target planner as pure code, on hand-worked cases: every expected plan below was worked out by
 // hand from the prices given (costs in micro-units: a 1 kW load in a 30-minute unit uses 0.5 kWh).
 const assert = require('node:assert/strict');
-const { plan, startPenalty } = require('../../dist/nodes/energy-load-control/plan/planner');
-const { targetPeriod, parseBy } = require('../../dist/nodes/energy-load-control/plan/period');
-const { buildUnits } = require('../../dist/nodes/energy-load-control/plan/units');
-const { countRun } = require('../../dist/nodes/energy-load-control/plan/runtime');
-const { planTarget } = require('../../dist/nodes/energy-load-control/plan/target');
-const { readPrices } = require('../../dist/prices/normalise');
+const { plan, startPenalty } = require('../../../dist/domain/planning/planner');
+const { targetPeriod, parseBy } = require('../../../dist/domain/planning/period');
+const { buildUnits } = require('../../../dist/domain/planning/units');
+const { countRun } = require('../../../dist/domain/planning/runtime');
+const { planTarget } = require('../../../dist/domain/planning/target');
+const { readPrices } = require('../../../dist/domain/pricing/normalise');
 
 const H = 3600;
 const T = Date.UTC(2026, 6, 15, 0, 0, 0) / 1000; // 10:00 in Sydney, on a half-hour boundary

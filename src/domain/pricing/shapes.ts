@@ -1,7 +1,7 @@
 // The price shapes other sources and Node-RED price nodes emit, each read into raw slots in micro-units
 // per kWh. Which shape a value is, is told by the fields of its items; nothing is guessed from values.
-import { parseTime, type TimeInput } from '../api/time.js';
-import { parseMicros } from '../nodes/energy-tariff/money.js';
+import { parseTime, type TimeInput } from '../../api/time.js';
+import { parseMicros } from './money.js';
 import { amberSlots, isAmberInterval } from './amber.js';
 import type { PriceShape, RawSlot } from './types.js';
 

@@ -1,8 +1,8 @@
 /** The decision engine's vocabulary. Pure data: no Node-RED, no client. */
-import type { TargetPeriod } from './plan/period.js';
-import type { PlanReason, UnitPlan } from './plan/planner.js';
-import type { RunCount } from './plan/runtime.js';
-import type { Unit } from './plan/units.js';
+import type { TargetPeriod } from '../planning/period.js';
+import type { PlanReason, UnitPlan } from '../planning/planner.js';
+import type { RunCount } from '../planning/runtime.js';
+import type { Unit } from '../planning/units.js';
 
 export type Mode = 'threshold' | 'surplus' | 'peak' | 'price';
 export type LoadState = 'on' | 'off';

@@ -2,8 +2,8 @@
 // Run targets inside the load-control group (pure evaluateGroup, hand-built entries and history): loads
 // planned by priority on a shared forecast of the sun, and a plan that drops what the sun gave.
 const assert = require('node:assert/strict');
-const { evaluateGroup } = require('../../dist/nodes/energy-load-control/group');
-const { readPrices } = require('../../dist/prices/normalise');
+const { evaluateGroup } = require('../../../dist/domain/site/group');
+const { readPrices } = require('../../../dist/domain/pricing/normalise');
 
 const H = 3600;
 const ZONE = 'Australia/Sydney'; // UTC+10 in July
@@ -86,5 +86,43 @@ describe('run targets in the load-control group (pure)', function () {
     // the plan starts at the next 5-minute unit and stops when the target is met (the feed-in pays: no reason to run on).
     assert.deepEqual(switches, ['07:00 on cheapest', '08:00 off cheapest', '11:05 on surplus', '12:05 off steady']);
     assert.equal(memory.run.seconds, 2 * H, '07:00–08:00 from the grid, 11:05–12:05 on the sun');
+  });
+
+  it('the sun a higher priority is about to take is not free: the second load does not start on it before the first starts', function () {
+    // Yesterday: 3 kW of surplus from 11:00 to 16:00. Today it comes at 10:45, while the first load (3 kW, 2 h) is held
+    // off until 11:00 (minOff): it is planned on the sun 11:00-13:00, and the second (1.5 kW, 3 h) on what it leaves.
+    // Feed-in pays 0.05 until 13:00, then 0.20: the sun before 13:00 is the cheaper one to use.
+    const solar = (t, from) => { const h = ((t / H) + 10) % 24; return h >= from && h < 16 ? 3500 : 0; };
+    const history = Array.from({ length: 288 }, (_, i) => local(14, 0, 5 * (i + 1)))
+      .map((t) => ({ timestamp: t, duration: 300, eReal: [(500 - solar(t, 11)) * 300, 0, 0] }));
+    const list = Array.from({ length: 14 }, (_, i) => ({ start: local(15, 10) + i * H, price: 0.25, exportPrice: 10 + i < 13 ? 0.05 : 0.20 }));
+    const prices = { zone: ZONE, prices: readPrices(list, { source: 'msg.prices' }).periods, tariff: () => [] };
+    const members = [
+      { id: 'a', settings: settings({ priority: 1, loadChannel: 1, loadPower: 3000, minOffS: H }, { runForS: 2 * H }), powerW: 3000 },
+      { id: 'b', settings: settings({ priority: 2, loadChannel: 2, loadPower: 1500 }, { runForS: 3 * H }), powerW: 1500 },
+    ];
+    const memory = { a: { state: 'off', since: local(15, 10) * 1000 }, b: { state: 'off' } };
+    const state = { a: 'off', b: 'off' };
+    const entries = [];
+    const switches = { a: [], b: [] };
+    for (let t = local(15, 10, 30); t < local(15, 18); t += 60) {
+      const draws = members.map((m) => (state[m.id] === 'on' ? m.powerW : 0));
+      entries.push({ timestamp: t, duration: 60, eReal: [(500 + draws[0] + draws[1] - solar(t, 10.75)) * 60, draws[0] * 60, draws[1] * 60] });
+      if (entries.length > 10) entries.shift();
+      const inputs = members.map((m) => ({ id: m.id, settings: m.settings, memory: memory[m.id], reading: { state: state[m.id] }, pricing: prices }));
+      const out = evaluateGroup(inputs, { entries, startedAt: t * 1000, history }, t * 1000);
+      for (const { id } of members) {
+        const ev = out.get(id);
+        memory[id] = ev.memory;
+        if (!ev.switchTo) continue;
+        switches[id].push(`${utcHour(t + 10 * H)} ${ev.switchTo}`);
+        state[id] = ev.switchTo;
+        memory[id] = { ...memory[id], state: ev.switchTo, since: t * 1000 };
+      }
+    }
+    assert.deepEqual(switches.a, ['11:00 on', '13:00 off']);
+    // Not on at 10:45 on the sun the first load takes from 11:00, off when it does, and on again at 13:00: one run.
+    assert.deepEqual(switches.b, ['12:55 on', '15:55 off']);
+    assert.equal(memory.b.run.seconds, 3 * H);
   });
 });

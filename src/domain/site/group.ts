@@ -1,8 +1,8 @@
-import type { PricePeriod } from '../../prices/types.js';
+import type { PricePeriod } from '../pricing/types.js';
 import { observe } from './observe.js';
-import { SurplusForecast, type HistoryEntry } from './plan/forecast.js';
-import type { PlanReason } from './plan/planner.js';
-import { planTarget, type PlanNow } from './plan/target.js';
+import { SurplusForecast, type HistoryEntry } from '../planning/forecast.js';
+import type { PlanReason } from '../planning/planner.js';
+import { planTarget, type PlanNow } from '../planning/target.js';
 import { decide, holdLeft, type LoadView } from './rules.js';
 import { averagePower, inWindow, newestTimestamp, runningPower } from './signal.js';
 import type { Evaluation, LoadMemory, LoadSettings, LoadState, ShortEntry, SwitchReading, TargetSettings, TargetState } from './types.js';
@@ -59,6 +59,8 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
   const observed = members.map((m) => ({ input: m, ...observe(m.settings, m.memory, m.reading, now) }));
   const ordered = [...observed].sort((a, b) => a.input.settings.priority - b.input.settings.priority || (a.input.id < b.input.id ? -1 : 1));
   const held = { surplus: 0, peak: 0 };
+  /** The part of held.surplus taken by loads whose plans are in `planned` (so their draw is not taken twice). */
+  let heldByPlans = 0;
   const results = new Map<string, Evaluation>();
   const planned: PlannedDraw[] = [];
   const forecasts = forecastsOf(site.history);
@@ -81,6 +83,7 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
     }
     let plan: PlanNow | undefined;
     let target: TargetState | undefined;
+    let hasPlan = false;
     const pricing = member.input.pricing;
     if (settings.target && pricing) {
       const forecastKey = `${settings.channels.join(',')}|${loadChannels.join(',')}|${pricing.zone}`;
@@ -90,6 +93,8 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
         settings: settings as LoadSettings & { target: TargetSettings },
         memory, now, zone: pricing.zone, prices: pricing.prices, tariff: pricing.tariff, powerW: power,
         measuredSurplusW: settings.mode === 'surplus' ? signal : null,
+        // What the plans of higher priority will take later is not free now: it is gone once they start.
+        takenLaterW: (from, to) => Math.max(0, plannedDraw(planned, from, to) - heldByPlans),
         expectedSurplusW: (from, to) => Math.max(0, (forecast?.average(from, to) ?? 0) - plannedDraw(planned, from, to)),
         drawnWhileOffS: drawnWhileOff(settings, memory, site.entries, nowS, power),
         holdLeftS: holdLeft(settings, memory, memory.state, now),
@@ -97,6 +102,7 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
       ({ memory, now: plan, state: target } = planning);
       if (settings.mode === 'surplus' && !settings.dryRun) {
         planning.state.units.forEach((u, i) => { if (planning.state.plan[i].on) planned.push({ start: u.start, end: u.end, watts: power }); });
+        hasPlan = true;
       }
     }
     const view: LoadView = { state: memory.state, pending: member.pending, stale, signal, expectedPower: power, draw: ownDraw, plan };
@@ -105,7 +111,9 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
     const after: LoadState | undefined = decision.switchTo ?? memory.pending?.target ?? memory.state;
     if (after === 'on' && (settings.mode === 'surplus' || settings.mode === 'peak') && !settings.dryRun) {
       const justOn = decision.switchTo === 'on' || memory.pending?.target === 'on';
-      held[settings.mode] += justOn ? power : heldPower(settings, memory, ownDraw, power, now);
+      const holds = justOn ? power : heldPower(settings, memory, ownDraw, power, now);
+      held[settings.mode] += holds;
+      if (hasPlan) heldByPlans += holds;
     }
     const learnt = settings.loadChannel !== undefined && memory.state === 'on' ? runningPower(entries, settings.loadChannel) : null;
     // Standby or a thermostat cutting in mid-entry is not the load's power: learn only a real run.

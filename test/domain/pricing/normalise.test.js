@@ -1,7 +1,7 @@
 'use strict';
 // The one price normaliser, on hand-written lists in every shape it reads (no Node-RED, no HTTP).
 const assert = require('node:assert/strict');
-const { readPrices, toSlots, periodAt, exportPeriods } = require('../../dist/prices/normalise');
+const { readPrices, toSlots, periodAt, exportPeriods } = require('../../../dist/domain/pricing/normalise');
 
 const T = Date.UTC(2026, 6, 15, 2, 0, 0) / 1000; // 2026-07-15 12:00 in Sydney
 const iso = (t) => new Date(t * 1000).toISOString();

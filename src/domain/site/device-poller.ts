@@ -1,5 +1,5 @@
 import { EnergyApiError, type CallOptions, type Device, type EnergyApiClient } from '../../api/index.js';
-import type { Now } from './clock.js';
+import type { Now } from '../clock.js';
 
 export interface PollResult {
   /** The device as last read. */

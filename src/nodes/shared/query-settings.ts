@@ -2,8 +2,8 @@ import {
   EnergyApiError, GRANULARITIES, isValidTimezone, parseTime,
   type EnergyConversion, type EnergyKind, type EnergyOptions, type Granularity, type TimeInput,
 } from '../../api/index.js';
-import type { FlowNodeDef } from '../shared/flow-node.js';
-import { describeValue } from '../shared/msg-guard.js';
+import type { FlowNodeDef } from './flow-node.js';
+import { describeValue } from './msg-guard.js';
 
 export type QueryMode = 'range' | 'first' | 'latest';
 /** entries: one msg with the array; chart: Dashboard 2 points; split: one msg per entry; pages: one msg per request (msg.parts). */

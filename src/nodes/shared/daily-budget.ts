@@ -1,6 +1,6 @@
 import type { Node, NodeAPI } from 'node-red';
-import type { EnergyApiConfigNode } from '../shared/config-types.js';
-import { hasDailyCost } from '../shared/request-cost.js';
+import type { EnergyApiConfigNode } from './config-types.js';
+import { hasDailyCost } from './request-cost.js';
 
 /** What the nodes using one config node will spend a day, against the key's daily limit. */
 export interface BudgetReport {
