@@ -40,7 +40,7 @@ export function yAxisTitle(unit: ChartUnit): Record<string, unknown> {
 }
 
 /** Where a chart narrower than this shows its whole legend on several lines (a phone). */
-const NARROW_CHART_PX = 480;
+const NARROW_CHART_PX = 420;
 
 /**
  * The frame of a Dashboard 2 ui-chart (ECharts 6): axis labels and names kept inside the chart, so an x-axis
@@ -53,7 +53,7 @@ export function chartFrame(): Record<string, unknown> {
     legend: { type: 'scroll', top: 22 },
     // Each media option whole, and one for a wide chart: ECharts keeps a narrow option's parts after a resize otherwise.
     media: [
-      { query: { maxWidth: NARROW_CHART_PX }, option: { legend: { type: 'plain', top: 22 }, grid: { top: 120 } } },
+      { query: { maxWidth: NARROW_CHART_PX }, option: { legend: { type: 'plain', top: 22 }, grid: { top: 110 } } },
       { option: { legend: { type: 'scroll', top: 22 }, grid: { top: 70 } } },
     ],
   };
