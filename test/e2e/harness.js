@@ -5,6 +5,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { start } = require('../../scripts/start');
+const { skipBecause } = require('../support/skip');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -18,8 +19,7 @@ function requireChromium(mochaContext) {
   if (fs.existsSync(CHROMIUM)) return;
   const message = `Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH`;
   if (process.env.CI) throw new Error(message);
-  console.warn(`      skipped: ${message}`);
-  mochaContext.skip();
+  skipBecause(mochaContext, message);
 }
 
 function tempDir(prefix) {

@@ -2,15 +2,14 @@
 const assert = require('node:assert/strict');
 const { DateTime } = require('luxon');
 const {
-  helper, startClockedSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey, until, useSimClock, TEST_NOW_S, NODE_RED_MAJOR,
+  helper, startClockedSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey, until, useSimClock, TEST_NOW_S,
 } = require('../support/env');
 const path = require('node:path');
 
 /** The core split/join module of the Node-RED the tests run on. */
-const coreJoin = () => require(require.resolve('@node-red/nodes/core/sequence/17-split.js', {
-  paths: [path.dirname(require.resolve(`${NODE_RED_MAJOR === '5' ? 'node-red-5' : 'node-red'}/package.json`))],
-}));
+const coreJoin = () => nodeRedModule('@node-red/nodes/core/sequence/17-split.js');
 const { SIM_DEVICES } = require('../../dist/simulator');
+const { nodeRedModule } = require('../support/node-red');
 
 const METER = SIM_DEVICES.meter3M; // 3M, Australia/Sydney, channels Grid / Solar / House, phases count 1
 const SIX = SIM_DEVICES.switch6M3SW; // 6M+3SW, Europe/Berlin, phases count 3 → groups [1,2,3], [4,5,6]
