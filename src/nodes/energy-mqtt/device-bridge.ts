@@ -11,6 +11,11 @@ import { availability, powerReadings, switchAttributes, switchState } from './st
 import { discoveryTopic, DeviceTopics, memberNumber } from './topics.js';
 import { energyLayout } from './totals.js';
 
+/**
+ * A switch changed elsewhere (on the device, from an app, by another node) shows in Home Assistant within a
+ * minute: a device with switches is read this often (at every power read at the default 60 s), others every 5 minutes.
+ */
+export const SWITCH_SYNC_MS = 55_000;
 /** The key's requests left today are published at most this often. */
 const BUDGET_EVERY_MS = 60_000;
 
@@ -42,6 +47,7 @@ export class DeviceBridge {
   private readonly loads: LoadControls;
   private readonly subscribed = new Set<string>();
   private newestShortS?: number;
+  private deviceReadAt?: number;
   private budgetAt?: number;
   /** A shared read failed in the cycle now being watched: the problem stands (its status and one warning). */
   private readFailed = false;
@@ -58,7 +64,7 @@ export class DeviceBridge {
       intervalS: host.settings.intervalS,
       // The newest entry is all the power readings need; a device may report as seldom as every 295 s.
       windowS: 600,
-      needsSwitchRead: () => false,
+      needsSwitchRead: () => this.device.switches.length > 0 && (this.deviceReadAt === undefined || host.now() - this.deviceReadAt >= SWITCH_SYNC_MS),
       pendingSince: () => undefined,
       input: (_measuring, fresh, site) => {
         this.watch(fresh, site.entries);
@@ -114,6 +120,7 @@ export class DeviceBridge {
   private watch(fresh: Device | undefined, entries: Parameters<typeof powerReadings>[0]): void {
     if (this.closed) return;
     if (fresh) {
+      this.deviceReadAt = this.host.now();
       this.device = fresh;
       this.energy.update(fresh);
       this.publishDiscovery();

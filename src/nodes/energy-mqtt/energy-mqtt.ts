@@ -35,7 +35,8 @@ export = function (RED: NodeAPI): void {
     const node = this;
     const rt = new FlowNodeRuntime(RED, node, def);
     let deviceCount: number | undefined;
-    attachDailyCost(RED, node, def, () => ({ nowMs: rt.now(), deviceCount }));
+    let switchDevices: number | undefined;
+    attachDailyCost(RED, node, def, () => ({ nowMs: rt.now(), deviceCount, switchDevices }));
     const t = (key: string, values?: Record<string, string | number>): string => RED._(`energy-mqtt.${key}`, values);
 
     const status = new MqttNodeStatus(rt, node, t);
@@ -92,6 +93,7 @@ export = function (RED: NodeAPI): void {
         if (uninitialised.length > 0) node.warn(t('errors.uninitialised', { devices: uninitialised.join(', ') }));
         if (rt.closed) return;
         deviceCount = devices.length + uninitialised.length;
+        switchDevices = devices.filter((d) => d.switches.length > 0).length;
         link.announce();
         if (settings.discovery) {
           link.publish(discoveryTopic(settings.discoveryPrefix, bridgeIdentifier(client.key)), JSON.stringify(bridgePayload(bridge, budgetTopic)));
