@@ -57,7 +57,10 @@ export const START_PRICE_MICROS = 200_000;
 export const startPenalty = (powerW: number): number => (powerW * START_MINUTES * 60 / 3.6e6) * START_PRICE_MICROS;
 /** Running beyond the target (only to finish a block) never earns: at least this much per unit, unless the unit is cheapBelow. */
 const BEYOND_TARGET = 1000;
-/** A unit without a price is used only when no priced unit is left. */
+/**
+ * A unit without a price is used only when no priced unit is left, and then the latest first: prices may still come for
+ * it, so without prices the load waits until the deadline leaves no choice.
+ */
 const UNPRICED = 1e12;
 /** Of two equal choices, the earlier unit wins (deterministic ties). */
 const LATER = 1e-6;
@@ -92,7 +95,7 @@ function facts(req: PlanRequest, nowS: number): UnitFacts[] {
       d, costMicros, share, tooExpensive, mustRun, cheap, forcedOff,
       forcedOn: !forcedOff && (mustRun || cheap),
       allowed: !forcedOff && (mustRun || cheap || !tooExpensive),
-      value: (priced ? (costMicros as number) : UNPRICED) + i * LATER,
+      value: priced ? (costMicros as number) + i * LATER : UNPRICED - i,
     };
   });
 }

@@ -18,6 +18,8 @@ export interface PlanNow {
   met: boolean;
   /** The slot now has a price: the plan can weigh the sun against the grid (else surplus mode falls back to its rule). */
   priced: boolean;
+  /** No slot up to the deadline has a price (no price list yet, no tariff): the plan waits for prices or the deadline. */
+  noPrices: boolean;
 }
 
 export interface TargetInput {
@@ -112,10 +114,12 @@ export function planTarget(input: TargetInput): { memory: LoadMemory; state: Tar
     plan: result.units,
     priceMicros: units[0]?.importMicros ?? null,
   };
+  const noPrices = units.length > 0 && units.every((u) => u.importMicros === null);
+  if (noPrices) state.noPrices = true;
   if (!(first?.on ?? false) && nextIndex > 0) state.nextStart = units[nextIndex].start;
   return {
     memory,
     state,
-    now: { on: first?.on ?? false, reason: first?.reason, tooExpensive: first?.tooExpensive ?? false, met: needS === 0, priced: (units[0]?.importMicros ?? null) !== null },
+    now: { on: first?.on ?? false, reason: first?.reason, tooExpensive: first?.tooExpensive ?? false, met: needS === 0, priced: (units[0]?.importMicros ?? null) !== null, noPrices },
   };
 }

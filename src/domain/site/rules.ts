@@ -69,10 +69,13 @@ function modeRule(settings: LoadSettings, view: LoadView, signal: number, onAt: 
   }
 }
 
-/** What the plan alone asks: on for its reason; off because the price is too high, cheaper slots come, or the target is met. */
+/**
+ * What the plan alone asks: on for its reason; off because the target is met, no price is known yet, the price is
+ * too high, or cheaper slots come.
+ */
 function planRule(plan: PlanNow): { want: LoadState; reason: Reason } {
   if (plan.on) return { want: 'on', reason: plan.reason ?? 'cheapest' };
-  return { want: 'off', reason: plan.met ? 'steady' : plan.tooExpensive ? 'tooExpensive' : 'cheapest' };
+  return { want: 'off', reason: plan.met ? 'steady' : plan.noPrices ? 'noPrices' : plan.tooExpensive ? 'tooExpensive' : 'cheapest' };
 }
 
 /**

@@ -97,7 +97,7 @@ export type Reason =
   | 'onAbove' | 'offBelow' // threshold
   | 'surplus' | 'noSurplus' // surplus
   | 'belowLimit' | 'overLimit' // peak
-  | 'cheapest' | 'deadline' | 'cheapBelow' | 'tooExpensive' // a run target planned on price
+  | 'cheapest' | 'deadline' | 'cheapBelow' | 'tooExpensive' | 'noPrices' // a run target planned on price
   | 'maxOff' | 'override' | 'failSafe'
   | 'minOn' | 'minOff' | 'pending' | 'stale' | 'noData' | 'unknownState' | 'steady';
 
@@ -152,4 +152,6 @@ export interface TargetState {
   priceMicros: number | null;
   /** Start (unix s) of the next planned run when the load is not planned on now. */
   nextStart?: number;
+  /** No slot up to the deadline has a price yet (no price list, no tariff). */
+  noPrices?: boolean;
 }

@@ -57,6 +57,8 @@ export = function (RED: NodeAPI): void {
     const planOutput = new PlanOutput();
     let settings: LoadSettings | undefined;
     let lastProblem: string | undefined;
+    /** The last msg.prices was refused: the plan goes on with the list before it, and the status says so until a good one comes. */
+    let pricesRefused = false;
     /** Node-clock ms of the last failure, so the evaluation of the same cycle leaves its red status alone. */
     let problemAt: number | undefined;
     const words: StatusWords = (key, values) => RED._(`energy-load-control.status.${key}`, values);
@@ -117,7 +119,8 @@ export = function (RED: NodeAPI): void {
         // A read or the PATCH failed in this cycle: its red status stays until an evaluation goes through.
         if (problemAt !== undefined && problemAt >= evaluation.at) return patched;
         lastProblem = undefined;
-        rt.status(statusOf(evaluation, memory, settings.dryRun, words));
+        const status = statusOf(evaluation, memory, settings, words);
+        rt.status(pricesRefused ? { ...status, fill: status.fill === 'red' ? 'red' : 'yellow', text: `${status.text} · ${words('pricesRefused')}` } : status);
         remote?.evaluated(evaluation);
         return patched;
       },
@@ -154,7 +157,13 @@ export = function (RED: NodeAPI): void {
       if (msg.prices === undefined) return run(parseCommand(msg.payload, msg.duration, clock()));
       // A new price list (energy-price, or any msg.prices) re-plans now; its msg.payload is not a command.
       await ready;
-      LoadPricing.accept(pricing, msg.prices, Math.floor(clock() / 1000), rt.config?.timezone);
+      try {
+        LoadPricing.accept(pricing, msg.prices, Math.floor(clock() / 1000), rt.config?.timezone);
+      } catch (err) {
+        pricesRefused = pricing !== undefined;
+        throw err;
+      }
+      pricesRefused = false;
       return run({ kind: 'evaluate' });
     });
   }

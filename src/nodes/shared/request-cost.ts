@@ -20,6 +20,8 @@ export interface SavedNode {
 export interface CostOptions {
   /** Devices on the key, for "every device" status reads (1 + one per device); default 1. */
   deviceCount?: number;
+  /** energy-mqtt: how many of its devices have switches (each read about every minute), once known; default all. */
+  switchDevices?: number;
   /** Devices one trigger reaches (msgs naming msg.deviceId, one per device); default 1. */
   devicesPerTrigger?: number;
   /** Clock for relative times such as "-1h" (the span matters, not the date). */

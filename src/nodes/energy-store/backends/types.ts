@@ -24,7 +24,7 @@ export interface WriteResult {
   changed?: number[];
 }
 
-/** Entries of a stream with fromTs <= timestamp < toTs (the service's own selection). */
+/** The entries of a stream a read of [fromTs, toTs) answers with: selected by stamp as stampBounds says. */
 export interface RowRange extends StreamKey {
   fromTs: number;
   toTs: number;
@@ -40,7 +40,7 @@ export interface StoreBackend {
   readonly name: string;
   /** Connects, and creates the table (or checks the one there) the first time. */
   open(): Promise<void>;
-  /** Every batch in one transaction (InfluxDB: in one request per backend limit, see README). */
+  /** Every batch in one transaction (InfluxDB: in one request per backend limit, see docs/energy-store.md). */
   write(batches: readonly StoreBatch[]): Promise<WriteResult>;
   watermarks(): Promise<Watermark[]>;
   /** Rows ordered by timestamp, then channel. */
