@@ -7,7 +7,7 @@ export { RateLimiter, resetInSeconds, linkSignals, type LimiterOptions, type Mar
 export type { RetryInfo } from './transport.js';
 export { checkTimestamps, MAX_TIMESTAMP_S } from './params.js';
 export { parseTime, formatTime, isValidTimezone, startOfUnit, addUnits, type TimeInput, type TimeContext } from './time.js';
-export { LONG_WINDOWS, LIVE_LONG_WINDOW, coveredPeriod, readingOf, type LongWindow, type ReadingEvidence } from './long-window.js';
+export { LONG_WINDOWS, LIVE_LONG_WINDOW, RECORD_S, coveredPeriod, readingOf, type LongWindow, type ReadingEvidence } from './long-window.js';
 export { longRequestRange, planShortRanges, planLongRanges, planModbusRanges, floorToBucket, SHORT_MAX_SPAN_S, SHORT_RETENTION_S, MODBUS_MAX_SPAN_S, LONG_MAX_SPAN_S, LONG_SPAN_LABEL, DEFAULT_MAX_REQUESTS, checkPlanCost, type PlanCostQuery } from './ranges.js';
 export { checkDeviceUpdate, assertDeviceUpdate, isWpaPsk, WPA_PSK_RULE, SSID_MAX_BYTES, ssidLengthProblem, type UpdateContext } from './validation.js';
 export { lteSignalQuality, wifiSignalQuality, signalQualityLabel, dbmLabel, type SignalLabel } from './signal.js';

@@ -10,7 +10,7 @@ const {
 } = require('../support/env');
 const { startInflux, INFLUXD } = require('../support/influx-server');
 const { startInfluxRecorder } = require('../support/influx-recorder');
-const { requireServer, tempDir, queryIntoStore, sumByChannel, serviceClient } = require('../support/store');
+const { requireServer, tempDir, queryIntoStore, sumByChannel, serviceClient, assertReadsAsQuery } = require('../support/store');
 const { SIM_DEVICES } = require('../../dist/simulator');
 
 const DEVICE = SIM_DEVICES.switch6M3SW;
@@ -76,6 +76,19 @@ describe('energy-store (InfluxDB)', function () {
       assert.ok(hours.length >= 6 && hours.length <= 7);
       const stored = sumByChannel(hours);
       sumByChannel(direct).forEach((j, c) => assert.ok(Math.abs(j - stored[c]) < 1, `channel ${c + 1}`));
+      assert.equal(nodes.caught.received, undefined);
+    });
+
+    it('reads back at the stored granularity exactly what energy-query answers for the same range, entry for entry', async function () {
+      const flow = queryIntoStore({}, v1());
+      flow[0].wires = [['store', 'queried']];
+      const nodes = await flowWith(sim, flow, { credentials: creds() });
+      const from = Date.UTC(2026, 6, 14, 10, 0, 0) / 1000;
+      const { answer } = await assertReadsAsQuery(nodes, { deviceId: DEVICE, kind: 'long', granularity: '5m', fromTs: from, toTs: from + 3 * 3600, margin: 3600 });
+      assert.deepEqual([answer.length, answer[0].timestamp, answer.at(-1).timestamp], [36, from + 300, from + 3 * 3600]);
+      await assertReadsAsQuery(nodes, { deviceId: DEVICE, kind: 'long', granularity: 'hour', fromTs: from, toTs: from + 6 * 3600, margin: 2 * 3600 });
+      const recent = Date.UTC(2026, 6, 14, 23, 0, 0) / 1000;
+      await assertReadsAsQuery(nodes, { deviceId: DEVICE, kind: 'short', fromTs: recent, toTs: recent + 1800, margin: 600 });
       assert.equal(nodes.caught.received, undefined);
     });
 

@@ -27,6 +27,8 @@ function sqliteRows(file, where = '1 = 1') {
   const { DatabaseSync } = require('node:sqlite');
   const db = new DatabaseSync(file, { readOnly: true });
   try {
+    // WAL readers wait only for a checkpoint or recovery of the store's connection: wait for it, do not fail.
+    db.exec('PRAGMA busy_timeout = 10000');
     return db.prepare(`SELECT * FROM energy WHERE ${where} ORDER BY device, kind, granularity, ts, channel`).all();
   } finally {
     db.close();
@@ -61,4 +63,38 @@ function serviceClient(sim) {
   return new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: sim.keys.full, tps: 100, now: () => sim.control.now() * 1000 });
 }
 
-module.exports = { serviceClient, linkNodes, requireServer, HAS_SQLITE, tempDir, queryIntoStore, sqliteRows, sumByChannel };
+/**
+ * The store reads a range as energy-query reads it. `nodes` run queryIntoStore's flow with the query also wired to
+ * a helper "queried". The store first gets a wider range than is read (rows beyond both ends, where a read that is
+ * one period off shows it), then energy-query and the store are each asked for [fromTs, toTs): the store must
+ * answer entry for entry what energy-query answered. Returns both answers.
+ */
+async function assertReadsAsQuery(nodes, { deviceId, kind, granularity, fromTs, toTs, margin }) {
+  const { until, messagesOf } = require('./env');
+  const assert = require('node:assert/strict');
+  const written = nodes.written.__written ??= messagesOf(nodes.written);
+  const queried = nodes.queried.__queried ??= messagesOf(nodes.queried);
+  const read = nodes.read.__read ??= messagesOf(nodes.read);
+  const ask = { deviceId, kind, granularity };
+  const wrote = written.length;
+  nodes.query.receive({ ...ask, fromTs: fromTs - margin, toTs: toTs + margin });
+  await until(() => written.length === wrote + 1 || nodes.caught.received, 30000, 'the wider range written');
+  assert.equal(written.at(-1).payload.state, 'written', JSON.stringify(nodes.caught.received?.error));
+  const asked = queried.length;
+  nodes.query.receive({ ...ask, fromTs, toTs });
+  await until(() => queried.length === asked + 1 && written.length === wrote + 2, 30000, 'energy-query\'s answer');
+  const expected = queried.at(-1).payload;
+  assert.ok(expected.length > 1, `energy-query answered ${expected.length} entries`);
+  const got = read.length;
+  nodes.store.receive({ topic: 'read', ...ask, fromTs, toTs });
+  await until(() => read.length === got + 1 || nodes.caught.received, 30000, 'the store\'s answer');
+  const answer = read.at(-1).payload;
+  const stamps = (entries) => entries.map((e) => `${e.timestamp - fromTs}/${e.duration}`).join(' ');
+  assert.equal(stamps(answer), stamps(expected), 'the same entries (seconds after fromTs / duration)');
+  for (let i = 0; i < expected.length; i += 1) {
+    for (const field of Object.keys(expected[i])) assert.deepEqual(answer[i][field], expected[i][field], `entry ${i} (${expected[i].timestamp}) ${field}`);
+  }
+  return { answer, expected };
+}
+
+module.exports = { assertReadsAsQuery, serviceClient, linkNodes, requireServer, HAS_SQLITE, tempDir, queryIntoStore, sqliteRows, sumByChannel };

@@ -24,7 +24,7 @@ export interface WriteResult {
   changed?: number[];
 }
 
-/** Entries of a stream with fromTs <= timestamp < toTs (the service's own selection). */
+/** The entries of a stream a read of [fromTs, toTs) answers with: selected by stamp as stampBounds says. */
 export interface RowRange extends StreamKey {
   fromTs: number;
   toTs: number;
