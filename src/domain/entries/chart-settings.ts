@@ -38,3 +38,29 @@ export function readChartOptions(def: ChartDef, msg: Record<string, unknown>, co
 export function yAxisTitle(unit: ChartUnit): Record<string, unknown> {
   return { name: unit, nameLocation: 'end', nameGap: 12, nameTextStyle: { align: 'right' } };
 }
+
+/** Where a chart narrower than this shows its whole legend on several lines (a phone). */
+const NARROW_CHART_PX = 420;
+
+/**
+ * The frame of a Dashboard 2 ui-chart (ECharts 6): axis labels and names kept inside the chart, so an x-axis
+ * name sits below the tick labels instead of on them; the legend one line that pages on a wide chart, and on a
+ * narrow one every series on a few lines with the plot moved down below them (a paged legend there shows 1/6).
+ */
+export function chartFrame(): Record<string, unknown> {
+  return {
+    grid: { containLabel: false, outerBoundsMode: 'same', outerBoundsContain: 'all', top: 70, bottom: 12 },
+    legend: { type: 'scroll', top: 22 },
+    // Each media option whole, and one for a wide chart: ECharts keeps a narrow option's parts after a resize otherwise.
+    media: [
+      { query: { maxWidth: NARROW_CHART_PX }, option: { legend: { type: 'plain', top: 22 }, grid: { top: 110 } } },
+      { option: { legend: { type: 'scroll', top: 22 }, grid: { top: 70 } } },
+    ],
+  };
+}
+
+/** An x-axis name under the tick labels (a note on what the bars cover), on lines of its own. */
+export function xAxisNote(text: string): Record<string, unknown> {
+  // Below the tick labels (their margin 8 px and a 12 px line), growing downwards.
+  return { name: text, nameLocation: 'middle', nameGap: 26, nameTextStyle: { lineHeight: 14, verticalAlign: 'top' } };
+}

@@ -1,7 +1,7 @@
 import type { NodeMessage } from 'node-red';
 import type { EnergyEntry } from '../../api/index.js';
 import type { ChartSeries } from '../../domain/entries/outputs.js';
-import { yAxisTitle } from '../../domain/entries/chart-settings.js';
+import { chartFrame, yAxisTitle } from '../../domain/entries/chart-settings.js';
 
 /** The input msg without its payload: what every msg of a split or pages output carries along. */
 export type BaseMessage = NodeMessage & Record<string, unknown>;
@@ -47,6 +47,6 @@ export function chartMessage(msg: Record<string, unknown>, chart: ChartSeries, f
   msg.payload = chart.points;
   msg.action = follow ? 'append' : 'replace';
   // Dashboard 2 ui-chart: the unit above the y axis, one colour per category in the series' order, axis labels kept inside.
-  msg.ui_update = { chartOptions: { color: chart.colours, yAxis: yAxisTitle(chart.unit), grid: { containLabel: true, bottom: 12 }, legend: { type: 'scroll', top: 22 }, ...extra } };
+  msg.ui_update = { chartOptions: { color: chart.colours, yAxis: yAxisTitle(chart.unit), ...chartFrame(), ...extra } };
   msg.unit = chart.unit;
 }
