@@ -14,6 +14,7 @@ export { lteSignalQuality, wifiSignalQuality, signalQualityLabel, dbmLabel, type
 export { deviceFacts, type DeviceFacts, type SignalFact, type PendingFact } from './device-facts.js';
 export { scaleModbusEntry, isHundredthCounter, MODBUS_METER_FIELDS } from './modbus.js';
 export { supportsModbus, supportsSwitching, isRogowski, isDualTransport, channelCount, firmwareAtLeast, STANDARD_CT_RATINGS, ROGOWSKI_CT_RATING, WIFI_MIN_FIRMWARE } from './models.js';
-export { acquireClient, sharedClientHolders, type ClientLease } from './registry.js';
+export { acquireClient, sharedClientHolders, clientScoped, type ClientLease } from './registry.js';
+export { SharedResources, type Lease } from './shared-resources.js';
 export { SharedLimiter, sharedLimiterId, type SharedLimiterOptions, type SharedStatus, type SharedMode, type SharedFigures } from './shared-limiter.js';
 export type { RequestGate } from './transport.js';

@@ -13,7 +13,7 @@ const S1 = `${DEV}_S1`;
 const INITIALISED = Object.values(SIM_DEVICES).filter((id) => id !== SIM_DEVICES.uninitialised && id !== SIM_DEVICES.forbidden);
 
 describe('energy-mqtt: its stated cost per day', function () {
-  const { estimateRequestsPerDay } = require('../../dist/nodes/shared/request-cost.js');
+  const { estimateRequestsPerDay } = require('../support/request-costs');
   const mqtt = { id: 'm', type: 'energy-mqtt', api: 'api', devices: DEV, interval: 60, energyInterval: 300 };
   const lc = (props) => ({ id: 'l', type: 'energy-load-control', api: 'api', deviceId: DEV, switchId: S1, interval: 30, ...props });
 

@@ -78,7 +78,7 @@ describe('energy-query periods under both readings of a long range', function ()
   });
 
   it('the daily budget counts the requests a 5-minute read really sends, 300 s beyond its periods included', async function () {
-    const { requestsPerTrigger } = require('../../dist/nodes/shared/request-cost.js');
+    const { requestsPerTrigger } = require('../support/request-costs');
     for (const [fromTs, toTs] of [['-7d', 'now'], ['-6d', 'now'], ['-20d', '-1d']]) {
       sim.control.clearLog();
       const props = { granularity: '5m', fromTs, toTs };

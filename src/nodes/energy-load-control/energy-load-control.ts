@@ -5,6 +5,7 @@ import { FlowNodeRuntime, isAborted, type FlowNodeDef } from '../shared/flow-nod
 import { switchToControl } from '../../domain/site/switch-command.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { attachDailyCost } from '../shared/request-cost.js';
+import './request-cost.js';
 import { migrations } from './migrations.js';
 import { parseCommand, type LoadCommand } from './command.js';
 import { persistentStore } from '../shared/context-store.js';

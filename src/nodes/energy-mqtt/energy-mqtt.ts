@@ -9,6 +9,7 @@ import { loadControlRegistry } from '../shared/load-control-registry.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { describeValue } from '../shared/msg-guard.js';
 import { attachDailyCost } from '../shared/request-cost.js';
+import './request-cost.js';
 import { asBroker, BrokerLink, type MqttBrokerNode } from './broker-link.js';
 import { DeviceBridge, type BridgeHost } from './device-bridge.js';
 import { isPermanent, resolveDevices } from './devices.js';

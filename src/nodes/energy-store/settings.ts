@@ -6,6 +6,7 @@ import { PostgresBackend } from './backends/postgres.js';
 import { SqliteBackend, sqliteProblem } from './backends/sqlite.js';
 import { unavailable } from './backends/errors.js';
 import type { StoreBackend } from './backends/types.js';
+import { secretDigest } from './shared-backend.js';
 
 /** The node's properties as the editor saves them (issue 19's names, plus influxApi and queueLimit). */
 export interface EnergyStoreDef extends NodeDef {
@@ -81,6 +82,16 @@ function targetOf(def: EnergyStoreDef, backend: BackendName): string {
 export function sqliteFile(def: EnergyStoreDef, userDir: string): string {
   const file = def.file || DEFAULT_FILE;
   return path.isAbsolute(file) ? file : path.join(userDir, file);
+}
+
+/** What names one database: nodes with the same id share it (see shared-backend.ts). */
+export function backendId(def: EnergyStoreDef, credentials: StoreCredentials, userDir: string): string {
+  const backend = (def.backend || 'sqlite') as BackendName;
+  if (backend === 'postgres') return JSON.stringify([backend, def.connection ?? '', secretDigest(credentials.password)]);
+  if (backend === 'influxdb') {
+    return JSON.stringify([backend, def.url ?? '', def.influxApi ?? '', def.database ?? '', def.org ?? '', def.bucket ?? '', credentials.user ?? '', secretDigest(credentials.token, credentials.password)]);
+  }
+  return JSON.stringify([backend, sqliteFile(def, userDir)]);
 }
 
 export function backendOf(def: EnergyStoreDef, credentials: StoreCredentials, userDir: string): StoreBackend {
