@@ -33,7 +33,7 @@ const START = DateTime.fromISO(process.env.START || '2026-10-01', { zone: ZONE }
 const START_S = START.toSeconds();
 const END_S = START.plus({ days: DAYS }).toSeconds();
 const STEP_S = 120;
-/** The goal: 10 % below the best other strategy. Gated at what this market gives (see README: ~7 % in spring). */
+/** The goal: 10 % below the best other strategy. Gated at what this market gives (see docs/benchmarks.md: ~7 % in spring). */
 const COST_GOAL = 0.1;
 const COST_GATE = Number(process.env.COST_GATE ?? 0.05);
 const MAX_SWITCHINGS = 6;

@@ -30,7 +30,10 @@ const helper = require('node-red-node-test-helper');
 const { startPostgres, POSTGRES_BIN_DIR } = require('../test/support/postgres-server');
 const { startInflux, INFLUXD } = require('../test/support/influx-server');
 
-helper.init(require.resolve('node-red-5'));
+const { ensureNodeRed, nodeRedDir } = require('../scripts/runtimes');
+const nodeRed5 = ensureNodeRed('5');
+if (nodeRed5.error) throw new Error(`bench:store runs Node-RED 5 from the runtime cache: ${nodeRed5.error}`);
+helper.init(require.resolve(nodeRedDir('5')));
 const NODES = [require('../dist/nodes/energy-store/energy-store.js')];
 const DEVICES = Number(process.env.BENCH_STORE_DEVICES || 1);
 const DAYS = Number(process.env.BENCH_STORE_DAYS || 365);

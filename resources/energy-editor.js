@@ -1,4 +1,5 @@
-/* Editor helpers shared by the energy-api nodes: pickers filled by the deployed config node, and the polling-cost hint.
+/* Editor helpers shared by the energy-api nodes: pickers filled by the deployed config node, the polling-cost hint and
+ * durations typed with a unit.
  * Requests use relative URLs so that a custom httpAdminRoot works. */
 (function () {
   'use strict';
@@ -167,13 +168,55 @@
       if (!interval || interval <= 0) return $hint.hide();
       var perDay = Math.round(Math.ceil(86400 / interval) * (requestsPerPoll ? requestsPerPoll() : 1));
       var tpd = Number((RED.nodes.node(configId(apiSelector) || '') || {}).tpd) || 10000;
-      var text = t('cost.perDay', { interval: interval, requests: perDay, share: Math.round((perDay / tpd) * 1000) / 10, tpd: tpd });
+      var text = t('cost.perDay', { interval: formatDuration(interval), requests: perDay, share: Math.round((perDay / tpd) * 1000) / 10, tpd: tpd });
       if (perDay > tpd) text += ' ' + t('cost.tooMuch');
       $hint.text(text).toggleClass('energy-api-warning', perDay > tpd).show();
     }
     $(intervalInput).on('change keyup', update);
     $(apiSelector).on('change', update);
     update();
+  }
+
+  /** Seconds in words with the largest whole unit: 86400 -> "24 h", 90 -> "90 s", 5400 -> "90 min". */
+  var DURATION_UNITS = [{ unit: 'h', s: 3600 }, { unit: 'min', s: 60 }, { unit: 's', s: 1 }];
+  function wholeUnit(seconds) {
+    var n = Number(seconds);
+    return DURATION_UNITS.filter(function (u) { return n >= u.s && n % u.s === 0; })[0] || DURATION_UNITS[2];
+  }
+  function formatDuration(seconds) {
+    var u = wholeUnit(seconds);
+    return Number(seconds) / u.s + ' ' + u.unit;
+  }
+
+  /**
+   * A duration typed with a unit (s, min, h). The node's property stays in seconds, in the form's own input
+   * (hidden here, so flows keep their shape); the number and unit shown beside it write it back.
+   */
+  function durationInput(input) {
+    var $stored = $(input);
+    if (!$stored.length || $stored.data('energy-duration')) return;
+    var id = $stored.attr('id').replace(/^node-(config-)?input-/, 'energy-duration-');
+    var $number = $('<input type="number" step="any">').attr({ id: id, min: $stored.attr('min'), placeholder: $stored.attr('placeholder'), 'data-i18n': $stored.attr('data-i18n') })
+      .css('width', $stored[0].style.width || '80px');
+    var $unit = $('<select>').attr('id', id + '-unit').css({ width: '70px', 'margin-left': '4px' });
+    DURATION_UNITS.slice().reverse().forEach(function (u) { $('<option>').val(u.s).text(u.unit).appendTo($unit); });
+    var raw = $stored.val();
+    if (raw === '' || raw === null || raw === undefined) {
+      $unit.val('1');
+    } else {
+      var u = wholeUnit(raw);
+      $unit.val(String(u.s));
+      $number.val(String(Number(raw) / u.s));
+    }
+    function write() {
+      var v = $number.val();
+      $stored.val(v === '' ? '' : String(Math.round(Number(v) * Number($unit.val())))).trigger('change');
+      $number.toggleClass('input-error', $stored.hasClass('input-error'));
+    }
+    $number.on('change keyup input', write);
+    $unit.on('change', write);
+    $stored.data('energy-duration', true).hide().after($number, $unit);
+    setTimeout(function () { $number.toggleClass('input-error', $stored.hasClass('input-error')); }, 0);
   }
 
   /**
@@ -209,5 +252,5 @@
     if (configs.length === 1) node.api = configs[0].id;
   }
 
-  window.EnergyApiEditor = { devicePicker: devicePicker, memberPicker: memberPicker, costHint: costHint, upgradeConfig: upgradeConfig, pickOnlyConfig: pickOnlyConfig, t: t };
+  window.EnergyApiEditor = { devicePicker: devicePicker, memberPicker: memberPicker, costHint: costHint, upgradeConfig: upgradeConfig, pickOnlyConfig: pickOnlyConfig, durationInput: durationInput, formatDuration: formatDuration, t: t };
 })();

@@ -5,9 +5,11 @@
 // that is not the machine's own comes from the npm registry's `node` package, installed into a cache
 // OUTSIDE the project: a `node` package in the project's node_modules would put its `node` bin first
 // on the PATH of every npm script and silently change the Node.js that everything runs on.
-// The package test also needs Node-RED installed outside the project (the versions of the
-// devDependencies): Node-RED loads every node module in the node_modules folders above its own,
+// The package test also needs Node-RED installed outside the project (Node-RED 4 of the devDependency's
+// version, and Node-RED 5): Node-RED loads every node module in the node_modules folders above its own,
 // so one started from the project's node_modules would load the project's devDependencies too.
+// Node-RED 5 is no devDependency at all: it needs Node.js >= 22.9, so `npm ci` on Node.js 20 would warn
+// EBADENGINE for it. Every test and script that runs Node-RED 5 takes it from this cache (nodeRedDir).
 //
 //   node scripts/runtimes.js install [major...]   fetch the Node.js runtimes and the package test's
 //                                                 Node-RED installs that are missing (exit 1 when one cannot be fetched)
@@ -20,12 +22,14 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-/** What the tests run Node-RED on; `nodeRedPackage` is the devDependency that holds that Node-RED. */
+/** What the tests run Node-RED on. */
 const NODE_RED_RUNTIMES = [
-  { nodeRed: '4', nodeMajor: 20, nodeRedPackage: 'node-red' },
-  { nodeRed: '5', nodeMajor: 22, nodeRedPackage: 'node-red-5' },
-  { nodeRed: '5', nodeMajor: 24, nodeRedPackage: 'node-red-5' },
+  { nodeRed: '4', nodeMajor: 20 },
+  { nodeRed: '5', nodeMajor: 22 },
+  { nodeRed: '5', nodeMajor: 24 },
 ];
+/** The Node-RED 5 the tests run (from the cache); Node-RED 4 is the devDependency's version. */
+const NODE_RED_5_VERSION = '5.0.7';
 
 const CACHE_DIR = process.env.ENERGY_API_RUNTIMES_DIR
   || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'node-red-energy-api', 'runtimes');
@@ -50,19 +54,29 @@ function findNode(major) {
   return version && majorOf(version) === major ? { major, bin, version } : null;
 }
 
-/** The version of a Node-RED devDependency (`node-red` or `node-red-5`): the one the tests install. */
-function nodeRedVersion(nodeRedPackage) {
-  return JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', nodeRedPackage, 'package.json'), 'utf8')).version;
+/** The version of Node-RED `major` ('4' or '5') the tests run. */
+function nodeRedVersion(major) {
+  if (String(major) === '5') return NODE_RED_5_VERSION;
+  return JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', 'node-red', 'package.json'), 'utf8')).version;
 }
 
-const nodeRedDir = (version) => path.join(CACHE_DIR, `node-red-${version}`);
+const nodeRedCacheDir = (version) => path.join(CACHE_DIR, `node-red-${version}`);
 const redJsIn = (dir) => path.join(dir, 'node_modules', 'node-red', 'red.js');
 
-/** The cached Node-RED install of the devDependency's version; else null. */
-function findNodeRed(nodeRedPackage) {
-  const version = nodeRedVersion(nodeRedPackage);
-  const redJs = redJsIn(nodeRedDir(version));
+/** The cached Node-RED install of that major's version (outside the project); else null. */
+function findNodeRed(major) {
+  const version = nodeRedVersion(major);
+  const redJs = redJsIn(nodeRedCacheDir(version));
   return fs.existsSync(redJs) ? { version, redJs } : null;
+}
+
+/**
+ * The folder of the Node-RED package the in-process tests and `npm start` use for that major: Node-RED 4 the
+ * devDependency, Node-RED 5 its cached install (`ensureNodeRed('5')` fetches it).
+ */
+function nodeRedDir(major) {
+  if (String(major) === '5') return path.dirname(redJsIn(nodeRedCacheDir(NODE_RED_5_VERSION)));
+  return path.join(ROOT, 'node_modules', 'node-red');
 }
 
 /** npm as the running npm script uses it (npm_execpath), else the one on PATH. */
@@ -119,13 +133,13 @@ function ensureNode(major) {
   return findNode(major) || { major, error: error || `node@${major} was installed but does not run` };
 }
 
-/** Node-RED of the devDependency's version, installed into the cache when missing: `{ version, redJs }` or `{ error }`. */
-function ensureNodeRed(nodeRedPackage) {
-  const found = findNodeRed(nodeRedPackage);
+/** Node-RED of that major, installed into the cache when missing: `{ version, redJs }` or `{ version, error }`. */
+function ensureNodeRed(major) {
+  const found = findNodeRed(major);
   if (found) return found;
-  const version = nodeRedVersion(nodeRedPackage);
-  const error = installIntoCache(nodeRedDir(version), `node-red@${version}`, (dir) => fs.existsSync(redJsIn(dir)));
-  return findNodeRed(nodeRedPackage) || { version, error: error || `node-red@${version} was installed without red.js` };
+  const version = nodeRedVersion(major);
+  const error = installIntoCache(nodeRedCacheDir(version), `node-red@${version}`, (dir) => fs.existsSync(redJsIn(dir)));
+  return findNodeRed(major) || { version, error: error || `node-red@${version} was installed without red.js` };
 }
 
 /**
@@ -135,7 +149,7 @@ function ensureNodeRed(nodeRedPackage) {
 function resolvePackageRuntimes(nodeFor = ensureNode) {
   return NODE_RED_RUNTIMES.map((r) => {
     const node = nodeFor(r.nodeMajor);
-    const nodeRed = node.error ? {} : ensureNodeRed(r.nodeRedPackage);
+    const nodeRed = node.error ? {} : ensureNodeRed(r.nodeRed);
     return { nodeRed: r.nodeRed, nodeMajor: r.nodeMajor, nodeBin: node.bin, redJs: nodeRed.redJs, error: node.error || nodeRed.error };
   });
 }
@@ -145,7 +159,7 @@ function envFor(bin, env = process.env) {
   return { ...env, PATH: `${path.dirname(bin)}${path.delimiter}${env.PATH || ''}`, NODE: bin, npm_node_execpath: bin };
 }
 
-module.exports = { NODE_RED_RUNTIMES, CACHE_DIR, findNode, ensureNode, findNodeRed, ensureNodeRed, resolvePackageRuntimes, envFor, npmCommand };
+module.exports = { NODE_RED_RUNTIMES, CACHE_DIR, findNode, ensureNode, findNodeRed, ensureNodeRed, nodeRedDir, resolvePackageRuntimes, envFor, npmCommand };
 
 if (require.main === module) {
   const [command, ...rest] = process.argv.slice(2);
@@ -156,8 +170,8 @@ if (require.main === module) {
       const runtime = ensureNode(major);
       if (runtime.error) { failed = true; console.error(runtime.error); } else console.log(`Node.js ${runtime.version}: ${runtime.bin}`);
     }
-    for (const pkg of new Set(NODE_RED_RUNTIMES.filter((r) => majors.includes(r.nodeMajor)).map((r) => r.nodeRedPackage))) {
-      const nodeRed = ensureNodeRed(pkg);
+    for (const nodeRedMajor of new Set(NODE_RED_RUNTIMES.filter((r) => majors.includes(r.nodeMajor)).map((r) => r.nodeRed))) {
+      const nodeRed = ensureNodeRed(nodeRedMajor);
       if (nodeRed.error) { failed = true; console.error(nodeRed.error); } else console.log(`Node-RED ${nodeRed.version}: ${nodeRed.redJs}`);
     }
     process.exit(failed ? 1 : 0);

@@ -15,6 +15,7 @@
 // Exits 1 when a check fails, 2 when node-red-dev is not installed.
 const fs = require('node:fs');
 const path = require('node:path');
+const { ensureNodeRed, nodeRedDir } = require('./runtimes');
 
 const ROOT = path.resolve(__dirname, '..');
 const ONLINE = process.argv.includes('--online');
@@ -28,8 +29,9 @@ const NAMES = {
 };
 
 function localNodeRedRegistryDoc() {
-  const read = (dir) => JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', dir, 'package.json'), 'utf8'));
-  const [v4, v5] = [read('node-red'), read('node-red-5')];
+  const read = (major) => JSON.parse(fs.readFileSync(path.join(nodeRedDir(major), 'package.json'), 'utf8'));
+  if (ensureNodeRed('5').error) throw new Error('the scorecard compares with Node-RED 5: node scripts/runtimes.js install');
+  const [v4, v5] = [read('4'), read('5')];
   return {
     'dist-tags': { latest: v5.version, 'maintenance-v4': v4.version },
     versions: { [v4.version]: { engines: v4.engines }, [v5.version]: { engines: v5.engines } },

@@ -7,6 +7,7 @@ const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 const { buildDemoFlows, demoConfigNode, DEMO_CONFIG_ID } = require('./demo-flows');
+const { ensureNodeRed, nodeRedDir } = require('./runtimes');
 
 const ROOT = path.resolve(__dirname, '..');
 const PACKAGE_NAME = require('../package.json').name;
@@ -32,8 +33,12 @@ function freePort() {
  * script (scripts/test.js runs the Node-RED 5 suites on Node.js 22 and 24; Node-RED 5 needs >= 22.9).
  */
 function nodeRedCommand(major) {
-  const redJs = path.join(ROOT, String(major) === '5' ? 'node_modules/node-red-5/red.js' : 'node_modules/node-red/red.js');
-  return { node: process.execPath, redJs };
+  // Node-RED 5 is no devDependency (it would make `npm ci` on Node.js 20 warn): it comes from the runtime cache.
+  if (String(major) === '5') {
+    const nodeRed5 = ensureNodeRed('5');
+    if (nodeRed5.error) throw new Error(`Node-RED 5 is not installed: ${nodeRed5.error} (node scripts/runtimes.js install)`);
+  }
+  return { node: process.execPath, redJs: path.join(nodeRedDir(String(major) === '5' ? '5' : '4'), 'red.js') };
 }
 
 function linkModule(userDir, name, target) {

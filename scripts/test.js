@@ -8,24 +8,27 @@
 //
 // Suites run side by side, at most TEST_JOBS at once (default 4): they spend most of their time waiting on
 // real-time rate limits, timers and a browser, not on the CPU. Each suite's output goes to
-// test-artifacts/suites/<suite>.log and is printed whole when the suite ends, so logs never interleave.
+// test-artifacts/suites/<suite>.log and is printed whole when the suite ends, so logs never interleave. The summary
+// lists under each suite what its tests skipped and why (no browser, no Mosquitto, no database server, ...).
 // TEST_JOBS=1 runs them one after another with their output live.
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const { NODE_RED_RUNTIMES, CACHE_DIR, findNode, ensureNode, findNodeRed, resolvePackageRuntimes, envFor } = require('./runtimes');
+const { NODE_RED_RUNTIMES, CACHE_DIR, findNode, ensureNode, findNodeRed, ensureNodeRed, resolvePackageRuntimes, envFor } = require('./runtimes');
+const { readSkips, skipLines } = require('../test/support/skip');
 
 const ROOT = path.resolve(__dirname, '..');
 const MOCHA = require.resolve('mocha/bin/mocha.js', { paths: [ROOT] });
 const machineMajor = Number(process.versions.node.split('.')[0]);
 
 const SUITES = [
-  { name: 'unit', title: 'client, simulator, prices and plans', nodeMajors: [machineMajor],
-    specs: ['test/api/**/*.test.js', 'test/simulator/**/*.test.js', 'test/prices/**/*.test.js'] },
+  { name: 'unit', title: 'layout, scripts, domain, client, simulator, prices and plans', nodeMajors: [machineMajor],
+    specs: ['test/layout.test.js', 'test/scripts/**/*.test.js', 'test/domain/**/*.test.js', 'test/api/**/*.test.js', 'test/simulator/**/*.test.js', 'test/prices/**/*.test.js'] },
   ...NODE_RED_RUNTIMES.map((r) => ({
     name: `node-red-${r.nodeRed}-node${r.nodeMajor}`,
     title: `nodes and browser on Node-RED ${r.nodeRed}, Node.js ${r.nodeMajor}`,
     nodeMajors: [r.nodeMajor],
+    nodeRed: r.nodeRed,
     env: { NODE_RED_MAJOR: r.nodeRed },
     specs: ['test/nodes/**/*.test.js', 'test/e2e/**/*.test.js'],
   })),
@@ -56,12 +59,23 @@ function resolveRuntimes(suites) {
   return runtimes;
 }
 
+function announceNodeRedFetch(major) {
+  if (!findNodeRed(major)) console.log(`fetching Node-RED ${major} from the npm registry into ${CACHE_DIR} (once)`);
+}
+
 /** The package test's Node-RED installs (outside the project, fetched once into the cache). */
 function resolveNodeReds(runtimes) {
-  for (const pkg of new Set(NODE_RED_RUNTIMES.map((r) => r.nodeRedPackage))) {
-    if (!findNodeRed(pkg)) console.log(`fetching ${pkg === 'node-red' ? 'Node-RED 4' : 'Node-RED 5'} from the npm registry into ${CACHE_DIR} (once)`);
-  }
+  for (const major of new Set(NODE_RED_RUNTIMES.map((r) => r.nodeRed))) announceNodeRedFetch(major);
   return resolvePackageRuntimes((major) => runtimes.get(major));
+}
+
+/** Why a suite cannot run here (a runtime or its Node-RED 5 could not be fetched), else null. */
+function missingFor(suite, runtimes) {
+  const runtime = suite.nodeMajors.map((m) => runtimes.get(m)).find((r) => r.error);
+  if (runtime) return runtime.error;
+  if (suite.nodeRed !== '5') return null;
+  announceNodeRedFetch('5');
+  return ensureNodeRed('5').error || null;
 }
 
 const ARTIFACTS = path.join(ROOT, 'test-artifacts');
@@ -77,6 +91,10 @@ function runSuite(suite, runtimes, packageRuntimes, live) {
   const args = [MOCHA, '--no-config', '--timeout', '30000', '--exit', '--require', 'test/support/versions.js', ...suite.specs];
   const logFile = path.join(ARTIFACTS, 'suites', `${suite.name}.log`);
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  // What the suite's tests skip and why (test/support/skip.js), for the summary.
+  const skipsFile = path.join(ARTIFACTS, 'suites', `${suite.name}.skips`);
+  fs.rmSync(skipsFile, { force: true });
+  env.ENERGY_API_SKIPS_FILE = skipsFile;
   if (live) console.log(banner);
   else console.log(`started ${suite.name}`);
   return new Promise((resolve) => {
@@ -89,7 +107,7 @@ function runSuite(suite, runtimes, packageRuntimes, live) {
         process.stdout.write(fs.readFileSync(logFile));
       }
       const status = code === 0 ? 'passed' : 'FAILED';
-      resolve({ suite, runtime, status: signal ? `FAILED (${signal})` : status, seconds: Math.round((Date.now() - started) / 1000) });
+      resolve({ suite, runtime, status: signal ? `FAILED (${signal})` : status, seconds: Math.round((Date.now() - started) / 1000), skips: readSkips(skipsFile) });
     });
   });
 }
@@ -125,18 +143,20 @@ async function main() {
   const suites = selectSuites(names);
   const runtimes = resolveRuntimes(suites);
   const packageRuntimes = suites.some((s) => s.packageRuntimes) ? resolveNodeReds(runtimes) : [];
-  const skipped = suites.filter((suite) => suite.nodeMajors.some((m) => runtimes.get(m).error)).map((suite) => suite.name);
+  const missing = new Map(suites.map((suite) => [suite.name, missingFor(suite, runtimes)]).filter(([, why]) => why));
+  const skipped = [...missing.keys()];
   const started = Date.now();
   const results = await runAll(suites.filter((suite) => !skipped.includes(suite.name)), runtimes, packageRuntimes, JOBS);
   const missingForPackage = results.some((r) => r.suite.packageRuntimes) ? packageRuntimes.filter((r) => r.error) : [];
   if (missingForPackage.length) {
     skipped.push(`the package test on Node.js ${missingForPackage.map((r) => r.nodeMajor).join(', ')}`);
   }
-  const reasons = [...new Set([...runtimes.values(), ...packageRuntimes].map((r) => r.error).filter(Boolean))];
+  const reasons = [...new Set([...missing.values(), ...[...runtimes.values(), ...packageRuntimes].map((r) => r.error)].filter(Boolean))];
 
   console.log(`\n=== summary (${JOBS} at once, ${Math.round((Date.now() - started) / 1000)} s in all) ===`);
   for (const r of results) {
     console.log(`${r.status.padEnd(7)} ${r.suite.name.padEnd(20)} ${r.runtime.version.padEnd(9)} ${String(r.seconds).padStart(4)} s  ${r.suite.title}`);
+    for (const line of skipLines(r.skips)) console.log(line);
   }
   if (skipped.length) console.log(`skipped ${skipped.join(', ')}: ${summarise(reasons)}`);
   return results.some((r) => r.status !== 'passed') ? 1 : 0;

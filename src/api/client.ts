@@ -38,7 +38,10 @@ export interface ClientOptions {
 export interface CallOptions {
   signal?: AbortSignal;
   priority?: RequestPriority;
-  /** Told before each retry of a request of this call (outage, 5xx, 429) and when that request ends. */
+  /**
+   * Told before each retry of a request of this call (outage, 5xx, 429) and when that request ends,
+   * and while one of its requests waits because the key is paused after a 429.
+   */
   onRetry?: (retry: RetryInfo) => void;
 }
 
@@ -97,7 +100,7 @@ const CACHE_TTL_MS = 10 * 60_000;
 /**
  * Typed client of the energy API v3. One instance per key: it owns the key's rate limiter.
  * Events: `rateLimit` (RateLimitState) whenever the budget changes, `keyStatus` (KeyStatus).
- * A call learns of its own retries through `onRetry` in its options.
+ * A call learns of its own retries and waits through `onRetry` in its options.
  */
 export class EnergyApiClient extends EventEmitter {
   readonly limiter: RateLimiter;

@@ -1,5 +1,6 @@
 export * from './types.js';
 export * from './errors.js';
+export * from './error-family.js';
 export { EnergyApiClient, PENDING_POLL_MIN_MS, checkBaseUrl, checkDeviceId } from './client.js';
 export { RangePages, DEFAULT_READ_AHEAD, COLLECT_READ_AHEAD, type PageFetch } from './pages.js';
 export type { CallOptions, RangeCallOptions, PageReadOptions, RangeKind, ClientOptions, Edge, KeyStatus, UpdateOutcome, WaitOptions, WaitOutcome } from './client.js';
@@ -7,13 +8,14 @@ export { RateLimiter, resetInSeconds, linkSignals, type LimiterOptions, type Mar
 export type { RetryInfo } from './transport.js';
 export { checkTimestamps, MAX_TIMESTAMP_S } from './params.js';
 export { parseTime, formatTime, isValidTimezone, startOfUnit, addUnits, type TimeInput, type TimeContext } from './time.js';
-export { LONG_WINDOWS, LIVE_LONG_WINDOW, coveredPeriod, readingOf, type LongWindow, type ReadingEvidence } from './long-window.js';
+export { LONG_WINDOWS, LIVE_LONG_WINDOW, RECORD_S, coveredPeriod, readingOf, type LongWindow, type ReadingEvidence } from './long-window.js';
 export { longRequestRange, planShortRanges, planLongRanges, planModbusRanges, floorToBucket, SHORT_MAX_SPAN_S, SHORT_RETENTION_S, MODBUS_MAX_SPAN_S, LONG_MAX_SPAN_S, LONG_SPAN_LABEL, DEFAULT_MAX_REQUESTS, checkPlanCost, type PlanCostQuery } from './ranges.js';
-export { checkDeviceUpdate, assertDeviceUpdate, isWpaPsk, WPA_PSK_RULE, type UpdateContext } from './validation.js';
+export { checkDeviceUpdate, assertDeviceUpdate, isWpaPsk, WPA_PSK_RULE, SSID_MAX_BYTES, ssidLengthProblem, type UpdateContext } from './validation.js';
 export { lteSignalQuality, wifiSignalQuality, signalQualityLabel, dbmLabel, type SignalLabel } from './signal.js';
 export { deviceFacts, type DeviceFacts, type SignalFact, type PendingFact } from './device-facts.js';
 export { scaleModbusEntry, isHundredthCounter, MODBUS_METER_FIELDS } from './modbus.js';
 export { supportsModbus, supportsSwitching, isRogowski, isDualTransport, channelCount, firmwareAtLeast, STANDARD_CT_RATINGS, ROGOWSKI_CT_RATING, WIFI_MIN_FIRMWARE } from './models.js';
-export { acquireClient, sharedClientHolders, type ClientLease } from './registry.js';
+export { acquireClient, sharedClientHolders, clientScoped, type ClientLease } from './registry.js';
+export { SharedResources, type Lease } from './shared-resources.js';
 export { SharedLimiter, sharedLimiterId, type SharedLimiterOptions, type SharedStatus, type SharedMode, type SharedFigures } from './shared-limiter.js';
 export type { RequestGate } from './transport.js';

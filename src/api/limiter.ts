@@ -181,6 +181,11 @@ export class RateLimiter extends EventEmitter {
     });
   }
 
+  /** True while every request waits after a 429 (see pauseFor). */
+  get paused(): boolean {
+    return this.monotonic() < this.pausedUntil;
+  }
+
   /** Makes every request wait `ms` from now (after a 429). */
   pauseFor(ms: number): void {
     const until = this.monotonic() + Math.max(0, ms);

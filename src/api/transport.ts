@@ -28,10 +28,13 @@ export interface TransportOptions {
 /**
  * A request's retries: `retrying` before each one (`attempt` 1 = the first retry, after `waitMs`);
  * the client adds `settled` once when a request that was retried ends, answered or failed.
+ * `rateWait` tells that the request waits because the key is paused after a 429 (`waiting` true), and
+ * once that wait is over (false: the request leaves, or is dropped).
  */
 export type RetryInfo =
   | { kind: 'retrying'; attempt: number; waitMs: number; error: EnergyApiError }
-  | { kind: 'settled'; retries: number };
+  | { kind: 'settled'; retries: number }
+  | { kind: 'rateWait'; waiting: boolean };
 
 /** Admits requests before the local limiter; rejects with ABORTED when `signal` fires first. */
 export interface RequestGate {
@@ -84,6 +87,8 @@ export class Transport {
   private readonly now: () => number;
   private readonly closing = new AbortController();
   private readonly health = new ServiceHealth();
+  /** The requests queued in the limiter whose caller hears of a wait after a 429: told when a pause starts. */
+  private readonly queued = new Set<RateWait>();
 
   constructor(options: TransportOptions) {
     this.limiter = options.limiter;
@@ -124,9 +129,11 @@ export class Transport {
     const idempotent = spec.method === 'GET';
     for (let attempt = 0; ; attempt++) {
       await this.gate?.acquire(spec.priority ?? 'normal', signal);
-      const outcome = await this.limiter.schedule(
-        spec.priority ?? 'normal', (markSent, clearToSend) => this.attempt<T>(spec, signal, markSent, clearToSend), signal, true,
-      );
+      const wait = this.rateWait(spec);
+      const outcome = await this.limiter.schedule(spec.priority ?? 'normal', (markSent, clearToSend) => {
+        wait?.end();
+        return this.attempt<T>(spec, signal, markSent, clearToSend);
+      }, signal, true).finally(() => wait?.end());
       if (outcome.kind === 'done') return outcome.response;
       const mayRetry = idempotent || !outcome.processed;
       if (!mayRetry || attempt >= this.maxRetries) throw outcome.error;
@@ -136,11 +143,28 @@ export class Transport {
       if (serviceDown()) throw notRetried(outcome.error);
       const waitMs = outcome.waitMs ?? this.backoff(attempt);
       // A 429 concerns the whole key: every queued request waits, not only this one.
-      if (outcome.error.status === 429) this.limiter.pauseFor(waitMs);
+      if (outcome.error.status === 429) this.pauseAll(waitMs);
       spec.onRetry?.({ kind: 'retrying', attempt: attempt + 1, waitMs, error: outcome.error });
       await sleep(waitMs, signal);
       if (serviceDown()) throw notRetried(outcome.error);
     }
+  }
+
+  /**
+   * The wait of a request about to queue in the limiter, told to its caller while the key is paused
+   * after a 429: only the callers whose own request waits hear of it.
+   */
+  private rateWait(spec: RequestSpec): RateWait | undefined {
+    if (!spec.onRetry) return undefined;
+    const wait = new RateWait(spec.onRetry, () => this.queued.delete(wait));
+    this.queued.add(wait);
+    if (this.limiter.paused) wait.start();
+    return wait;
+  }
+
+  private pauseAll(waitMs: number): void {
+    this.limiter.pauseFor(waitMs);
+    if (this.limiter.paused) for (const wait of this.queued) wait.start();
   }
 
   /** Aborts everything in flight and frees the sockets. */
@@ -262,6 +286,30 @@ export class Transport {
   private backoff(attempt: number): number {
     const ceiling = Math.min(this.backoffMaxMs, this.backoffBaseMs * 2 ** attempt);
     return ceiling / 2 + Math.random() * (ceiling / 2);
+  }
+}
+
+/** One queued request's wait after a 429, told to its caller once when it starts and once when it ends. */
+class RateWait {
+  private waiting = false;
+
+  constructor(
+    private readonly tell: (info: RetryInfo) => void,
+    private readonly leave: () => void,
+  ) {}
+
+  start(): void {
+    if (this.waiting) return;
+    this.waiting = true;
+    this.tell({ kind: 'rateWait', waiting: true });
+  }
+
+  /** The request left the queue (it is sent, or dropped). */
+  end(): void {
+    this.leave();
+    if (!this.waiting) return;
+    this.waiting = false;
+    this.tell({ kind: 'rateWait', waiting: false });
   }
 }
 

@@ -68,7 +68,8 @@ const updateSchema = {
           type: 'object',
           additionalProperties: false,
           minProperties: 1,
-          properties: { ssid: { type: 'string', maxLength: 32 }, psk: { type: 'string', maxLength: 64 } },
+          // The SSID's limit is in bytes, not characters: see ssidLengthProblem.
+          properties: { ssid: { type: 'string' }, psk: { type: 'string', maxLength: 64 } },
         },
       },
     },
@@ -83,6 +84,16 @@ export const WPA_PSK_RULE = 'a WPA2 passphrase of 8 to 63 printable ASCII charac
 /** WPA2 (IEEE 802.11i): a passphrase of 8 to 63 printable ASCII characters, or the 256-bit key as 64 hex digits. */
 export function isWpaPsk(psk: string): boolean {
   return /^[\x20-\x7e]{8,63}$/.test(psk) || /^[0-9A-Fa-f]{64}$/.test(psk);
+}
+
+/** An 802.11 SSID is at most 32 octets, whatever the characters (an "é" takes 2, an emoji 4). */
+export const SSID_MAX_BYTES = 32;
+
+/** What is wrong with the SSID's length, to follow its field name in an error; undefined when it fits. */
+export function ssidLengthProblem(ssid: string): string | undefined {
+  const bytes = new TextEncoder().encode(ssid).length;
+  if (bytes <= SSID_MAX_BYTES) return undefined;
+  return `must be at most ${SSID_MAX_BYTES} bytes in UTF-8 (the 802.11 limit; a letter outside ASCII takes 2 to 4 bytes): this one has ${bytes} bytes`;
 }
 
 const ajv = new Ajv({ allErrors: true, strict: false });
@@ -209,6 +220,8 @@ function deviceRules(update: DeviceUpdate, { deviceId, device, categoryIds }: Up
       // Never echo the value: a psk is a secret.
       if (typeof wifi[field] === 'string' && CONTROL_CHARS.test(wifi[field])) problems.push(`comms.wifi.${field} must not contain control characters (line breaks, tabs, NUL)`);
     }
+    const ssidProblem = typeof wifi.ssid === 'string' ? ssidLengthProblem(wifi.ssid) : undefined;
+    if (ssidProblem) problems.push(`comms.wifi.ssid ${ssidProblem}`);
     if (wifi.ssid === '' && wifi.psk !== undefined && wifi.psk !== '') problems.push('comms.wifi: to turn WiFi off send both ssid and psk as empty strings');
     if (wifi.psk === '' && wifi.ssid !== '') problems.push('comms.wifi.psk: an empty psk only turns WiFi off, together with an empty ssid');
     if (typeof wifi.psk === 'string' && wifi.psk !== '' && !CONTROL_CHARS.test(wifi.psk) && !isWpaPsk(wifi.psk)) problems.push(`comms.wifi.psk must be ${WPA_PSK_RULE}`);

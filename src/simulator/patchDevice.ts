@@ -170,7 +170,8 @@ function planComms(plan: PatchPlan, dev: SimDevice, value: unknown, now: number)
     if (ssid !== undefined && typeof ssid !== 'string') return void plan.errors.push(badRequest('The comms.wifi.ssid value must be a string'));
     if (psk !== undefined && typeof psk !== 'string') return void plan.errors.push(badRequest('The comms.wifi.psk value must be a string'));
     if (ssid === undefined && psk === undefined) return;
-    if (typeof ssid === 'string' && ssid.length > 32) return void plan.errors.push(unprocessable('The comms.wifi.ssid value must be at most 32 characters'));
+    // An 802.11 SSID is at most 32 octets: the device counts UTF-8 bytes, not characters.
+    if (typeof ssid === 'string' && Buffer.byteLength(ssid, 'utf8') > 32) return void plan.errors.push(unprocessable('The comms.wifi.ssid value must be at most 32 bytes (UTF-8)'));
     const turningOff = ssid === '' && psk === '';
     if (ssid === '' && !turningOff) return void plan.errors.push(unprocessable('An empty comms.wifi.ssid is only accepted with an empty comms.wifi.psk (WiFi off)'));
     if (psk === '' && ssid === undefined) return void plan.errors.push(unprocessable('An empty comms.wifi.psk is only accepted with an empty comms.wifi.ssid (WiFi off)'));

@@ -145,6 +145,21 @@ describe('refused before any planning or request', () => {
     }
   });
 
+  it('counts an SSID in UTF-8 bytes (at most 32, as 802.11 does) and never sends a longer one', async () => {
+    const device = { id: 'D6A0000000005', model: '6MW', firmwareVersion: '0.13.2', channels: [], switches: [], comms: {}, phases: { count: 1 } };
+    const problems = (ssid) => api.checkDeviceUpdate({ comms: { wifi: { ssid, psk: 'secret-psk-1' } } }, { deviceId: device.id, device });
+    // 📶 takes 4 bytes, é 2.
+    for (const ssid of ['📶'.repeat(8), 'é'.repeat(16), 'x'.repeat(32), 'N']) assert.deepEqual(problems(ssid), [], ssid);
+    assert.deepEqual(api.checkDeviceUpdate({ comms: { wifi: { ssid: '', psk: '' } } }, { deviceId: device.id, device }), [], 'empty + empty turns WiFi off');
+    for (const [ssid, bytes] of [['📶'.repeat(8) + 'x', 33], ['📶'.repeat(9), 36], ['é'.repeat(32), 64], ['x'.repeat(33), 33]]) {
+      const found = problems(ssid);
+      assert.equal(found.length, 1, ssid);
+      assert.match(found[0].message, new RegExp(`^comms\\.wifi\\.ssid must be at most 32 bytes in UTF-8 .*: this one has ${bytes} bytes$`));
+      // No device given: refused by the rules that need none, before the device is read or anything is sent.
+      await assert.rejects(offlineClient().updateDevice(device.id, { comms: { wifi: { ssid, psk: 'secret-psk-1' } } }), invalid('INVALID_REQUEST', new RegExp(`at most 32 bytes.*has ${bytes} bytes`)));
+    }
+  });
+
   it('refuses WiFi credentials with control characters without echoing them', async () => {
     const device = { id: 'D6A0000000005', model: '6MW', firmwareVersion: '0.13.2', channels: [], switches: [], comms: {}, phases: { count: 1 } };
     for (const wifi of [{ ssid: 'Office\nNet', psk: 'secret-psk-1' }, { ssid: 'Office', psk: 'secret\u0000psk' }]) {

@@ -4,6 +4,7 @@
 const assert = require('node:assert');
 const { SharedLimiter, sharedLimiterId } = require('../../dist/api');
 const { startRedis, REDIS_SERVER } = require('../support/redis-server');
+const { skipBecause } = require('../support/skip');
 
 const TPS = 5;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -36,8 +37,7 @@ describe('shared limiter on Redis', function () {
 
   before(async function () {
     if (!REDIS_SERVER) {
-      console.log('    redis-server is not installed: the Redis-shared limiter tests are skipped');
-      this.skip();
+      skipBecause(this, 'redis-server is not installed (apt-get install redis-server)');
     }
     redis = await startRedis();
   });

@@ -13,9 +13,10 @@ const { startRedis, REDIS_SERVER } = require('../support/redis-server');
 const ROOT = path.resolve(__dirname, '..', '..');
 const PACKAGE_NAME = require(path.join(ROOT, 'package.json')).name;
 const { freePort, stopChild } = require('../support/processes');
-const NODE_RED_DIR = path.join(ROOT, 'node_modules', process.env.NODE_RED_MAJOR === '5' ? 'node-red-5' : 'node-red');
+const { NODE_RED_DIR } = require('../support/node-red');
 const TPS = 5;
 const KEY = require(path.join(ROOT, 'dist/simulator')).SIM_KEYS.full;
+const { skipBecause } = require('../support/skip');
 const INSTANCES = 3;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -126,8 +127,7 @@ describe('shared limiter: three Node-RED runtimes on one key and one Redis', fun
 
   before(async function () {
     if (!REDIS_SERVER) {
-      console.log('    redis-server is not installed (apt-get install redis-server): the cluster test is skipped');
-      this.skip();
+      skipBecause(this, 'redis-server is not installed (apt-get install redis-server)');
     }
     base = fs.mkdtempSync(path.join(os.tmpdir(), 'energy-cluster-'));
     [redis, sim] = await Promise.all([startRedis(), startSimulatorProcess()]);

@@ -12,7 +12,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const PACKAGE_NAME = require(path.join(ROOT, 'package.json')).name;
 const { freePort, stopChild } = require('../support/processes');
 /** Node-RED 4 by default; NODE_RED_MAJOR=5 (run on Node.js 22 or later) starts Node-RED 5. */
-const NODE_RED_DIR = path.join(ROOT, 'node_modules', process.env.NODE_RED_MAJOR === '5' ? 'node-red-5' : 'node-red');
+const { NODE_RED_DIR } = require('../support/node-red');
 
 async function startBareNodeRed() {
   const { startSimulator } = require(path.join(ROOT, 'dist/simulator/index.js'));

@@ -28,8 +28,12 @@ const T = {
   view: byName('ui-button-group', 'view'),
   site: byName('ui-dropdown', 'site picker'),
   loads: byName('ui-template', 'load list'),
+  price: byName('ui-chart', 'price chart'),
 };
+const PER_DAY = JSON.parse(fs.readFileSync(path.join(h.ROOT, 'examples', 'Energy per day chart (Dashboard 2).json'), 'utf8')).find((n) => n.type === 'ui-chart');
 const LOADS = example.filter((n) => n.type === 'energy-load-control');
+/** Sixteen hours from the solar home's Australia/Sydney: a time in the browser's zone reads as another time of day. */
+const BROWSER_ZONE = 'America/New_York';
 
 /** Installed in the page before each load: every ECharts instance of the page by widget id, found through the Vue tree. */
 function installChartFinder() {
@@ -66,10 +70,10 @@ function readCharts(page) {
 }
 
 /**
- * A chart's y-axis title and y tick labels as drawn (zrender's text boxes, one line of the font's size high,
- * rotated as drawn): the tick labels the title overlaps.
+ * Every text a chart draws, as drawn (zrender's text boxes, rotated as drawn; a line of one line is the font's size
+ * high), with the chart's size: what a person sees, whatever the options asked for.
  */
-function yTitleOverlaps(page, node) {
+function chartTexts(page, node) {
   return page.evaluate((id) => {
     const chart = window.energyCharts()[id];
     const box = (el) => {
@@ -83,18 +87,49 @@ function yTitleOverlaps(page, node) {
       const ys = corners.map((c) => c[1]);
       return { text: el.style.text, anchor: Math.round(m[4]), left: Math.min(...xs), right: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys) };
     };
-    const name = chart.getOption().yAxis[0].name;
-    const texts = chart.getZr().storage.getDisplayList(true).filter((el) => el.style && typeof el.style.text === 'string').map(box);
-    const title = texts.find((t) => t.text === name);
-    // The y tick labels: numbers (1,400 too) that share one anchor, right-aligned beside the axis.
-    const numbers = texts.filter((t) => /^-?\d[\d,]*(\.\d+)?$/.test(t.text));
-    const counts = new Map();
-    for (const t of numbers) counts.set(t.anchor, (counts.get(t.anchor) || 0) + 1);
-    const anchor = [...counts.entries()].sort((a, b) => b[1] - a[1])[0][0];
-    const ticks = numbers.filter((t) => t.anchor === anchor);
-    const overlaps = title ? ticks.filter((t) => t.left < title.right && title.left < t.right && t.top < title.bottom && title.top < t.bottom).map((t) => t.text) : [];
-    return { title: title ? title.text : null, ticks: ticks.length, overlaps };
+    const shown = (el) => { for (let e = el; e; e = e.parent) if (e.ignore || e.invisible) return false; return true; };
+    // One element per line of text.
+    const texts = chart.getZr().storage.getDisplayList(true).filter((el) => el.style && typeof el.style.text === 'string' && el.style.text !== '' && shown(el)).map(box);
+    const o = chart.getOption();
+    return { width: chart.getWidth(), height: chart.getHeight(), texts, xName: o.xAxis && o.xAxis[0] ? o.xAxis[0].name : '', yName: o.yAxis && o.yAxis[0] ? o.yAxis[0].name : '', series: o.series.map((s) => s.name) };
   }, node.id);
+}
+
+const overlap = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+
+/** A chart's y-axis title and y tick labels as drawn: the tick labels the title overlaps. */
+async function yTitleOverlaps(page, node) {
+  const { texts, yName: name } = await chartTexts(page, node);
+  const title = texts.find((t) => t.text === name);
+  // The y tick labels: numbers (1,400 too) that share one anchor, right-aligned beside the axis.
+  const numbers = texts.filter((t) => /^-?\d[\d,]*(\.\d+)?$/.test(t.text));
+  const counts = new Map();
+  for (const t of numbers) counts.set(t.anchor, (counts.get(t.anchor) || 0) + 1);
+  const anchor = [...counts.entries()].sort((a, b) => b[1] - a[1])[0][0];
+  const ticks = numbers.filter((t) => t.anchor === anchor);
+  const overlaps = title ? ticks.filter((t) => overlap(t, title)).map((t) => t.text) : [];
+  return { title: title ? title.text : null, ticks: ticks.length, overlaps };
+}
+
+/**
+ * What a person could not read on a chart: the x-axis name over a tick label, a text cut at the chart's edges, a
+ * legend that pages (its "1/6" pager) or leaves a series out.
+ */
+async function assertChartReadable(page, node) {
+  const chart = await chartTexts(page, node);
+  const what = `${node.name} at ${chart.width} px`;
+  const inside = (t) => t.left >= -1 && t.right <= chart.width + 1 && t.top >= -1 && t.bottom <= chart.height + 1;
+  assert.deepStrictEqual(chart.texts.filter((t) => !inside(t)).map((t) => t.text), [], `${what}: texts cut at the chart's edges`);
+  assert.deepStrictEqual(chart.texts.filter((t) => /^\d+\/\d+$/.test(t.text)).map((t) => t.text), [], `${what}: the legend pages`);
+  const drawn = new Set(chart.texts.map((t) => t.text));
+  assert.deepStrictEqual(chart.series.filter((name) => !drawn.has(name)), [], `${what}: series missing from the legend`);
+  for (const line of chart.xName ? chart.xName.split('\n') : []) {
+    const name = chart.texts.find((t) => t.text === line);
+    assert.ok(name, `${what}: the x-axis name's "${line}" is drawn`);
+    const others = chart.texts.filter((t) => t !== name && overlap(t, name)).map((t) => t.text);
+    assert.deepStrictEqual(others, [], `${what}: the x-axis name's "${line}" lies over other text`);
+  }
+  return chart;
 }
 
 async function assertYTitleClear(page, node, unit) {
@@ -122,6 +157,8 @@ function assertDistinctColours(chart, what) {
   assert.strictEqual(new Set(colours).size, colours.length, `${what}: two series share a colour: ${JSON.stringify(colours)}`);
 }
 
+const siteClockIn = (zone) => (ms) => DateTime.fromMillis(ms, { zone }).toFormat('HH:mm');
+
 const localLabel = (unixS, zone, granularity) => {
   const style = granularity === 'hour' ? { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }
     : granularity === 'month' ? { month: 'short', year: 'numeric' } : { weekday: 'short', day: 'numeric', month: 'short' };
@@ -140,13 +177,17 @@ describe('e2e: dashboard', function () {
   before(async function () {
     h.requireChromium(this);
     demo = await start({ port: 0, simPort: 0, userDir, log: () => {}, apiUrl: '' });
-    browser = await h.launchBrowser();
-    page = browser.page;
-    await page.addInitScript(installChartFinder);
     const { EnergyApiClient } = require('../../dist/api/index.js');
     client = new EnergyApiClient({ baseUrl: demo.simulator.baseUrl, apiKey: demo.simulator.keys.full });
     device = await client.getDevice(SITE);
+    // The browser is far from the site: every time on the page must still be the site's.
+    assert.notStrictEqual(BROWSER_ZONE, device.timezone);
+    browser = await h.launchBrowser({ timezoneId: BROWSER_ZONE });
+    page = browser.page;
+    await page.addInitScript(installChartFinder);
   });
+
+  const siteClock = (ms) => siteClockIn(device.timezone)(ms);
 
   /** Lets the simulated device report (it takes pending switch changes when it reports) until `done()` says so. */
   async function confirmed(done, what, timeout = 30000) {
@@ -179,8 +220,17 @@ describe('e2e: dashboard', function () {
     }
     assert.match(tiles[2].label, /^Grid (import|export)$/);
     assert.ok(/^\d{1,3}$/.test(tiles[3].number) ? tiles[3].unit === '%' : tiles[3].number === '–', JSON.stringify(tiles[3]));
-    assert.match(await page.innerText(`${widget(T.now)} .ed-updated`), /^Reading of \d\d:\d\d, \S/);
+    // Every time on the page is the site's, and says so, whatever the browser's time zone.
+    const reading = await page.$eval(`${widget(T.now)} .ed-updated`, (e) => ({ text: e.innerText, at: Number(e.dataset.at) }));
+    assert.strictEqual(reading.text, `Reading of ${siteClock(reading.at)} (${device.timezone}), ${device.label}`);
     const power = await chartOf(page, T.power);
+    // The time axis: its tick labels are clock times of the site's last hour (the browser's are 16 hours away).
+    const drawn = await assertChartReadable(page, T.power);
+    assert.strictEqual(drawn.xName, `${device.timezone} time`);
+    const lastHour = new Set(Array.from({ length: 90 }, (_, i) => siteClock(Date.now() - (80 - i) * 60000)));
+    const times = drawn.texts.map((t) => t.text).filter((t) => /^\d\d:\d\d$/.test(t));
+    assert.ok(times.length >= 3, times.join(' '));
+    assert.deepStrictEqual(times.filter((t) => !lastHour.has(t)), [], `the power chart's times are the site's: ${times.join(' ')}`);
     assert.deepStrictEqual(power.series.map((s) => baseName(s.name)).sort(), device.channels.map((c) => c.label).sort());
     assert.ok(power.series.every((s) => s.name.endsWith(' (kW)')), 'the unit is in each series name (tooltips)');
     assert.strictEqual(power.yName, 'kW');
@@ -212,33 +262,72 @@ describe('e2e: dashboard', function () {
     assert.doesNotMatch(await page.innerText('body'), /phase group/i);
   });
 
-  it('Switches: each with its own state labels; a click shows the pending state until the device confirms', async () => {
+  /** Both lists' reading of one switch: the switch list's state and pending note, the load list's state and override. */
+  function bothRows(switchId, load) {
+    return page.evaluate(({ sw, lo }) => {
+      const s = document.querySelector(sw);
+      const l = document.querySelector(lo);
+      const text = (el, sel) => (el && el.querySelector(sel) ? el.querySelector(sel).innerText : '');
+      return { switchState: text(s, '.ed-state'), switchPending: text(s, '.ed-pending'), loadState: text(l, '.ed-state'), override: text(l, '.ed-override') };
+    }, { sw: `${widget(T.switches)} [data-switch="${switchId}"]`, lo: `${widget(T.loads)} .ed-load[data-load="${load}"]` });
+  }
+
+  /** The PATCH of this switch reaches the simulator; then the device reports at once: the moment it confirms. */
+  async function deviceConfirms(switchId) {
+    const deadline = Date.now() + 15000;
+    while (!demo.simulator.control.log().some((r) => r.method === 'PATCH' && r.path.includes(SITE) && JSON.stringify(r.body || '').includes(switchId))) {
+      if (Date.now() > deadline) throw new Error(`no PATCH of ${switchId} reached the simulator`);
+      await page.waitForTimeout(100);
+    }
+    demo.simulator.control.reportNow(SITE);
+    return Date.now();
+  }
+
+  /**
+   * Waits until both lists show `label` with nothing pending; the time from the device's confirmation. The load-control
+   * node reads a device with a change of its own pending every 5 s, and the dashboard shows what it read at once.
+   */
+  async function bothShow(switchId, load, label, since) {
+    const deadline = since + 15000;
+    for (;;) {
+      const rows = await bothRows(switchId, load);
+      if (rows.switchState === label && !rows.switchPending && rows.loadState === label) return { rows, afterMs: Date.now() - since };
+      if (Date.now() > deadline) throw new Error(`the two lists did not both show ${label}: ${JSON.stringify(rows)}`);
+      await page.waitForTimeout(100);
+    }
+  }
+
+  it('Switches: one state per switch in both lists; a click shows the pending state in both until the device confirms', async () => {
     const target = device.switches[device.switches.length - 1];
+    const load = LOADS.find((n) => n.switchId === target.id).name;
     const row = `${widget(T.switches)} [data-switch="${target.id}"]`;
     await page.waitForSelector(row, { timeout: 20000 });
+    // The load list's first evaluation: from then on the switch list shows the switch as its load-control node sees it.
+    await page.waitForFunction((sel) => document.querySelector(sel) && !/waiting for the first evaluation/.test(document.querySelector(sel).innerText), `${widget(T.loads)} .ed-load[data-load="${load}"]`, { timeout: 30000 });
     const label = (state) => (state === 'closed' ? target.closedStateLabel : target.openStateLabel);
-    const wanted = target.state === 'closed' ? 'open' : 'closed';
-    assert.strictEqual(await page.innerText(`${row} .ed-state`), label(target.state));
+    const now = (await client.getDevice(SITE)).switches.find((s) => s.id === target.id).state;
+    const wanted = now === 'closed' ? 'open' : 'closed';
+    const before = await bothRows(target.id, load);
+    assert.strictEqual(before.switchState, label(now));
+    assert.strictEqual(before.loadState, label(now), 'the load list shows the same state');
     await page.click(`${row} button:has-text("Switch to ${label(wanted)}")`);
     await page.waitForSelector(`${row} .ed-pending:has-text("switching to ${label(wanted)}")`, { timeout: 10000 });
+    assert.strictEqual((await bothRows(target.id, load)).loadState, `switching to ${label(wanted)}…`, 'pending in both lists');
     await h.screenshot(page, 'dashboard-switch-pending.png', { fullPage: true });
-    const deadline = Date.now() + 15000;
-    while (!demo.simulator.control.log().some((r) => r.method === 'PATCH' && r.path.includes(SITE))) {
-      if (Date.now() > deadline) throw new Error('no PATCH reached the simulator');
-      await page.waitForTimeout(250);
-    }
-    // The load-control nodes switch this site too: report until the device has taken this switch's change.
-    await confirmed(() => page.evaluate(({ sel, text }) => {
-      const el = document.querySelector(sel);
-      return Boolean(el && !el.querySelector('.ed-pending') && el.querySelector('.ed-state').innerText === text);
-    }, { sel: row, text: label(wanted) }), 'the switch list shows the new state');
+    const confirmedAt = await deviceConfirms(target.id);
+    const shown = await bothShow(target.id, load, label(wanted), confirmedAt);
+    // Switched by hand, the load stays so until Auto: its node does not switch it back.
+    assert.match(shown.rows.override, new RegExp(`^Manual: ${label(wanted)} until Auto`));
+    assert.ok(shown.afterMs <= 8000, `both lists showed the device's state ${shown.afterMs} ms after it confirmed (a 5 s poll)`);
     assert.strictEqual((await client.getDevice(SITE)).switches.find((s) => s.id === target.id).state, wanted);
+    await page.click(`${widget(T.loads)} .ed-load[data-load="${load}"] button:has-text("Auto")`);
+    await page.waitForFunction((sel) => !document.querySelector(sel).querySelector('.ed-override'), `${widget(T.loads)} .ed-load[data-load="${load}"]`, { timeout: 15000 });
     await page.setViewportSize({ width: 1280, height: 1000 });
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.waitForTimeout(500);
     const shot = await h.screenshot(page, 'dashboard.png', { fullPage: true });
     await page.setViewportSize({ width: 1440, height: 900 });
-    // The README's screenshot comes from this run, but only on request: a test run leaves tracked files alone.
+    // The README's screenshot comes from this run, but only on request (`npm run screenshots`): a test run leaves tracked files alone.
     if (process.env.UPDATE_README_SCREENSHOT) {
       fs.mkdirSync(path.join(h.ROOT, 'docs', 'images'), { recursive: true });
       fs.copyFileSync(shot, path.join(h.ROOT, 'docs', 'images', 'dashboard.png'));
@@ -265,6 +354,9 @@ describe('e2e: dashboard', function () {
       assert.strictEqual(r.override, '', `${r.name}: no override yet`);
     });
     assert.strictEqual(new Set(before.map((r) => r.colour)).size, 3, 'one colour per load (its circuit\'s category)');
+    // The plan chart: in the site's time (labelled), nothing cut, its legend whole.
+    await chartOf(page, T.price, (c) => c.series.length > 1, 30000);
+    assert.strictEqual((await assertChartReadable(page, T.price)).xName, `${device.timezone} time`);
     await h.screenshot(page, 'dashboard-load-control.png', { fullPage: true });
 
     // Pool pump on for an hour: switched at once, the override and its time left shown, then confirmed by the device.
@@ -276,10 +368,9 @@ describe('e2e: dashboard', function () {
     await confirmed(async () => (await client.getDevice(SITE)).switches.find((s) => s.id === pool.switchId).state === 'closed', 'the pool pump\'s switch closed');
     // The node follows its own pending change every 5 s whatever its 120 s interval: the row follows the
     // device within one such poll (and the dashboard's push), wherever the wall clock is in that interval.
-    await page.waitForFunction(({ sel, text }) => {
-      const state = document.querySelector(sel).querySelector('.ed-state');
-      return state && state.innerText === text;
-    }, { sel: row, text: sw.closedStateLabel }, { timeout: 10000 }).catch(() => { throw new Error("the row did not show the pool pump on within 10 s of the device switching"); });
+    // The switch list shows it too, from the same reading.
+    const shown = await bothShow(pool.switchId, 'pool pump', sw.closedStateLabel, Date.now());
+    assert.ok(shown.afterMs <= 10000, `both lists showed the pool pump on ${shown.afterMs} ms after the device switched`);
     assert.match((await read()).find((r) => r.id === 'pool pump').reason, /^manual override/);
     await h.screenshot(page, 'dashboard-load-override.png', { fullPage: true });
 
@@ -319,6 +410,7 @@ describe('e2e: dashboard', function () {
       assert.ok(chart.series.every((s) => s.name.endsWith(' (kWh)')), `${view}: unit in the series names`);
       assert.strictEqual(chart.yName, 'kWh');
       await assertYTitleClear(page, T.history, 'kWh');
+      await assertChartReadable(page, T.history);
       assertDistinctColours(chart, view);
       chart.series.forEach((s, i) => {
         const known = colourOf.get(baseName(s.name));
@@ -333,7 +425,13 @@ describe('e2e: dashboard', function () {
     live.series.forEach((s, i) => assert.strictEqual(seriesColour(live, i), colourOf.get(baseName(s.name)), `${s.name}: same colour on both charts`));
   });
 
-  it('reads on a phone: no sideways scrolling, tiles and lists visible', async () => {
+  /** The groups' left and right edges, px from the window's left. */
+  const groupEdges = () => page.$$eval('.nrdb-ui-group', (els) => els.filter((e) => e.offsetParent).map((e) => {
+    const r = e.getBoundingClientRect();
+    return { left: Math.round(r.left), right: Math.round(r.right) };
+  }));
+
+  it('reads on a phone: the page the whole width, nothing cut, legends whole, the menu over the page', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${demo.dashboardUrl}/energy`);
     await page.waitForSelector(`${widget(T.now)} [data-tile="consumption"]`, { timeout: 20000 });
@@ -341,10 +439,47 @@ describe('e2e: dashboard', function () {
     await page.waitForTimeout(1000);
     const overflow = await page.evaluate(() => document.scrollingElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 1, `${overflow} px of sideways scrolling`);
+    // No rail of page icons beside the page: the groups take the width but for the page's padding.
+    const edges = await groupEdges();
+    assert.ok(edges.length > 3 && edges.every((g) => g.left <= 16 && g.right >= 390 - 16), JSON.stringify(edges));
+    // The site picker shows the site's name and its whole id.
+    const picker = await page.$eval(`${widget(T.site)} .v-combobox__selection-text`, (e) => {
+      const field = e.closest('.v-field__input').getBoundingClientRect();
+      return { text: e.innerText, right: e.getBoundingClientRect().right, room: field.right, clipped: e.parentElement.scrollWidth > e.parentElement.clientWidth + 1 };
+    });
+    assert.ok(picker.text.includes(SITE) && !picker.clipped && picker.right <= picker.room + 1, JSON.stringify(picker));
+    await chartOf(page, T.power);
+    await assertChartReadable(page, T.power);
+    await chartOf(page, T.price, undefined, 30000);
+    await assertChartReadable(page, T.price);
     await h.screenshot(page, 'dashboard-phone.png', { fullPage: true });
-    await page.goto(`${demo.dashboardUrl}/energy-history`);
-    await chartOf(page, T.history);
-    await h.screenshot(page, 'dashboard-phone-history.png', { fullPage: true });
+
+    // The menu opens over the page, which keeps its width, and lists each page with an icon of its own.
+    await page.click('.v-app-bar-nav-icon');
+    await page.waitForSelector('[data-el="nav-drawer"].v-navigation-drawer--active', { timeout: 10000 });
+    await page.waitForTimeout(500);
+    assert.deepStrictEqual(await groupEdges(), edges, 'the open menu leaves the page as it was');
+    const pages = await page.$$eval('[data-el="nav-drawer"] .v-list-item', (els) => els.map((e) => ({
+      name: e.innerText.trim(), icon: [...e.querySelector('.v-icon').classList].find((c) => c.startsWith('mdi-')),
+    })));
+    assert.deepStrictEqual(pages.map((p) => p.name), ['Energy', 'History', 'Energy per day']);
+    assert.strictEqual(new Set(pages.map((p) => p.icon)).size, pages.length, JSON.stringify(pages));
+    await h.screenshot(page, 'dashboard-phone-menu.png');
+    await page.click('[data-el="nav-drawer"] .v-list-item:has-text("History")');
+    await page.waitForFunction(() => !document.querySelector('[data-el="nav-drawer"].v-navigation-drawer--active'), null, { timeout: 10000 });
+
+    for (const view of ['Day', 'Year']) {
+      await page.click(`${widget(T.view)} button:has-text("${view}")`);
+      await chartOf(page, T.history, (c) => c.series.length > 0 && c.series[0].data.length > 0 && (view !== 'Year' || /\d{4}$/.test(c.series[0].data[0][0])));
+      await page.waitForTimeout(500);
+      await assertChartReadable(page, T.history);
+      await h.screenshot(page, `dashboard-phone-history-${view.toLowerCase()}.png`, { fullPage: true });
+    }
+    await page.goto(`${demo.dashboardUrl}/energy-per-day`);
+    await chartOf(page, PER_DAY, (c) => c.series.length >= 4, 30000);
+    await page.waitForTimeout(500);
+    await assertChartReadable(page, PER_DAY);
+    await h.screenshot(page, 'dashboard-phone-per-day.png', { fullPage: true });
     await page.setViewportSize({ width: 1440, height: 900 });
   });
 
@@ -362,8 +497,7 @@ describe('e2e: dashboard', function () {
   });
 
   it('the energy-per-day page shows supply beside use for each of the last 30 whole days, as the API counts them', async () => {
-    const report = JSON.parse(fs.readFileSync(path.join(h.ROOT, 'examples', 'Energy per day chart (Dashboard 2).json'), 'utf8'));
-    const perDay = report.find((n) => n.type === 'ui-chart');
+    const perDay = PER_DAY;
     await page.goto(`${demo.dashboardUrl}/energy-per-day`);
     const chart = await chartOf(page, perDay, (c) => c.series.length >= 4 && c.series.every((s) => s.data.length === 30), 30000);
     const zone = device.timezone;
@@ -398,6 +532,7 @@ describe('e2e: dashboard', function () {
       assert.ok(Math.abs(total('supply') - total('use')) < 0.001 * chart.series.length, `${day}: supply ${total('supply')} kWh, use ${total('use')} kWh`);
     });
     await assertYTitleClear(page, perDay, 'kWh');
+    assert.strictEqual((await assertChartReadable(page, perDay)).xName, `days in ${zone} time`);
     await h.screenshot(page, 'dashboard-daily-report.png');
   });
 

@@ -41,7 +41,7 @@ describe('e2e: editor polish', function () {
       { id: CONFIG, type: 'energy-api', name: 'sim', baseUrl: nr.simulator.baseUrl, tps: 5, tpd: 10000, timezone: '', configVersion: 1, credentials: { apiKey: nr.simulator.keys.full } },
       ...types.map((type, i) => ({
         id: nodeOf(type), type, z: TAB, name: '', api: CONFIG, deviceId: DEVICE, x: 200, y: 80 + i * 60, wires: type === 'energy-switch-control' ? [[], []] : [[]],
-        ...{ 'energy-switch-control': { switchId: `${DEVICE}_S1`, timeout: 180 }, 'energy-query': { kind: 'short', query: 'range', output: 'entries' }, 'energy-device-status': { mode: 'device', offlineAfter: 900, interval: 0 }, 'energy-modbus-read': { query: 'latest', scale: 'units' }, 'energy-wifi-config': { deviceId: 'D6A0000000005', timeout: 300 }, 'energy-device-config': { timeout: 180 } }[type],
+        ...{ 'energy-switch-control': { switchId: `${DEVICE}_S1`, timeout: 180 }, 'energy-query': { kind: 'short', query: 'range', output: 'entries' }, 'energy-device-status': { mode: 'device', offlineAfter: 900, interval: 0 }, 'energy-modbus-read': { query: 'latest', scale: 'units' }, 'energy-wifi-config': { deviceId: 'D6A0000000005', timeout: 300 }, 'energy-device-config': { timeout: 180 }, 'energy-load-control': { maxOff: 86400, minOn: 900, runFor: 5400, minBlock: 1800, window: 300, interval: 120 } }[type],
       })),
     ];
     await admin(nr.editorUrl, 'POST', 'flows', { flows });
@@ -123,6 +123,26 @@ describe('e2e: editor polish', function () {
     await openDialog('energy-device-status');
     const row = await page.evaluate(() => $('#node-input-interval').closest('.form-row').text());
     assert.match(row, /0 = no polling/);
+    await closeDialog();
+  });
+
+  it('durations show with a unit and are saved in seconds', async () => {
+    await openDialog('energy-load-control');
+    const shown = () => page.evaluate(() => ['maxOff', 'minOn', 'runFor', 'interval'].map((f) => `${$(`#energy-duration-${f}`).val()} ${$(`#energy-duration-${f}-unit option:selected`).text()}`));
+    assert.deepStrictEqual(await shown(), ['24 h', '15 min', '90 min', '2 min']);
+    assert.strictEqual(await page.evaluate(() => $('#node-input-maxOff').is(':visible')), false, 'the seconds are not shown');
+    await page.fill('#energy-duration-maxOff', '2');
+    await page.selectOption('#energy-duration-maxOff-unit', { label: 'min' });
+    await page.fill('#energy-duration-runFor', '1.5');
+    await page.selectOption('#energy-duration-runFor-unit', { label: 'h' });
+    await h.screenshot(page, 'polish-durations.png');
+    await page.click('#node-dialog-ok');
+    await page.waitForSelector('#node-input-name', { state: 'detached' });
+    const saved = await page.evaluate((id) => { const n = RED.nodes.node(id); return { maxOff: Number(n.maxOff), runFor: Number(n.runFor), minOn: Number(n.minOn) }; }, nodeOf('energy-load-control'));
+    assert.deepStrictEqual(saved, { maxOff: 120, runFor: 5400, minOn: 900 });
+    await openDialog('energy-device-status');
+    assert.deepStrictEqual(await page.evaluate(() => [$('#energy-duration-offlineAfter').val(), $('#energy-duration-offlineAfter-unit option:selected').text()]), ['15', 'min']);
+    assert.match(await page.evaluate(() => $('#energy-duration-interval').attr('placeholder')), /0 = no polling/);
     await closeDialog();
   });
 

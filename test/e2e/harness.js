@@ -5,6 +5,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { start } = require('../../scripts/start');
+const { skipBecause } = require('../support/skip');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -18,8 +19,7 @@ function requireChromium(mochaContext) {
   if (fs.existsSync(CHROMIUM)) return;
   const message = `Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH`;
   if (process.env.CI) throw new Error(message);
-  console.warn(`      skipped: ${message}`);
-  mochaContext.skip();
+  skipBecause(mochaContext, message);
 }
 
 function tempDir(prefix) {
@@ -38,11 +38,12 @@ async function startDemo() {
   return demo;
 }
 
-async function launchBrowser() {
+/** Chromium with a fresh profile; `options` go to playwright's context (a `timezoneId` other than the machine's). */
+async function launchBrowser(options = {}) {
   const { chromium } = require('playwright-core');
   const profile = tempDir('energy-e2e-chromium-');
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1440, height: 900 },
+    executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1440, height: 900 }, ...options,
   });
   const page = context.pages()[0] || (await context.newPage());
   const outside = [];
@@ -52,7 +53,7 @@ async function launchBrowser() {
     if (!['127.0.0.1', 'localhost'].includes(url.hostname) && !['data:', 'blob:'].includes(url.protocol)) outside.push(req.url());
   });
   page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-  page.on('pageerror', (err) => consoleErrors.push(err.message));
+  page.on('pageerror', (err) => consoleErrors.push(err.stack || err.message));
   return {
     context, page, outside, consoleErrors,
     async close() {

@@ -2,15 +2,13 @@
 // The daily budget is visible before it bites: the config node adds up its nodes' requestsPerDay()
 // against the key's daily limit as learnt from the service, and warns naming the costliest nodes.
 const assert = require('node:assert/strict');
-const path = require('node:path');
-const { helper, startSimulator, allNodes, apiConfig, startServer, stopServer, load, NODE_RED_MAJOR } = require('../support/env');
+const { helper, startSimulator, allNodes, apiConfig, startServer, stopServer, load } = require('../support/env');
 const { SIM_DEVICES } = require('../../dist/simulator');
-const { estimateRequestsPerDay, cronRunsPerDay } = require('../../dist/nodes/shared/request-cost.js');
+const { estimateRequestsPerDay, cronRunsPerDay } = require('../support/request-costs');
+const { nodeRedModule } = require('../support/node-red');
 
 const FROZEN_AT = Date.UTC(2026, 2, 10, 12, 0, 0) / 1000;
-const coreNode = (file) => require(require.resolve(`@node-red/nodes/core/${file}`, {
-  paths: [path.dirname(require.resolve(NODE_RED_MAJOR === '5' ? 'node-red-5' : 'node-red'))],
-}));
+const coreNode = (file) => nodeRedModule(`@node-red/nodes/core/${file}`);
 const nodes = () => [...allNodes(), coreNode('common/20-inject.js'), coreNode('function/15-change.js')];
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

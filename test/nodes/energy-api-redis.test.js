@@ -7,6 +7,7 @@ const net = require('node:net');
 const { helper, startSimulator, nodeFile, startServer, stopServer, load } = require('../support/env');
 const { startRedis, REDIS_SERVER } = require('../support/redis-server');
 const { SIM_KEYS } = require('../../dist/simulator');
+const { skipBecause } = require('../support/skip');
 
 const ioredisLoaded = () => Object.keys(require.cache).some((p) => /[\\/]node_modules[\\/]ioredis[\\/]/.test(p));
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -67,8 +68,7 @@ describe('energy-api: shared limiter on Redis', function () {
 
   it('shares the key through a reachable Redis and says so', async function () {
     if (!REDIS_SERVER) {
-      console.log('      redis-server is not installed: skipped');
-      this.skip();
+      skipBecause(this, 'redis-server is not installed (apt-get install redis-server)');
     }
     redis = await startRedis();
     await load([nodeFile('energy-api')], [config({ redisUrl: redis.url })], { api: { apiKey: SIM_KEYS.full } });

@@ -4,9 +4,10 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const {
-  helper, startSimulator, startClockedSimulator, TEST_NOW_S, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey, NODE_RED_MAJOR,
+  helper, startSimulator, startClockedSimulator, TEST_NOW_S, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey,
 } = require('../support/env');
 const { SIM_DEVICES, SIM_KEYS } = require('../../dist/simulator');
+const { nodeRedModule } = require('../support/node-red');
 
 const HTML = path.join(__dirname, '..', '..', 'dist', 'nodes', 'energy-api', 'energy-api.html');
 const last5 = (key) => key.slice(-5);
@@ -18,9 +19,7 @@ const last5 = (key) => key.slice(-5);
  * scopes in the `x-test-scope` header (none: 401), as `adminAuth` does for a logged-out user.
  */
 function observable(nodeModule, seen) {
-  const permissions = require(require.resolve('@node-red/editor-api/lib/auth/permissions', {
-    paths: [path.dirname(require.resolve(NODE_RED_MAJOR === '5' ? 'node-red-5' : 'node-red'))],
-  }));
+  const permissions = nodeRedModule('@node-red/editor-api/lib/auth/permissions');
   return function (RED) {
     RED._ = (key, params) => (params ? `${key} ${JSON.stringify(params)}` : key);
     RED.auth = {

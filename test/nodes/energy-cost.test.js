@@ -3,9 +3,11 @@
 const assert = require('node:assert/strict');
 const { DateTime } = require('luxon');
 const {
-  helper, startSimulator, startClockedSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey, TEST_NOW_S,
+  helper, statusesOf, startSimulator, startClockedSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey, TEST_NOW_S,
 } = require('../support/env');
 const { SIM_DEVICES } = require('../../dist/simulator');
+
+const messages = require('../../src/nodes/energy-cost/locales/en-US/energy-cost.json');
 
 const SYD = 'Australia/Sydney';
 const KWH = 3600000;
@@ -51,6 +53,18 @@ describe('energy-cost', function () {
     assert.match(msg.error.message, pattern);
     assert.ok(msg.apiError, 'msg.apiError for the Catch node');
   }
+
+  it('its status counts days in words that fit the number: 1 day, 2 days', async () => {
+    const ctx = await setup({});
+    const statuses = statusesOf(ctx.cost);
+    await run(ctx, [entry('2026-01-14T14:00', '2026-01-14T14:15', 900000)]);
+    // The test helper loads no message catalogs: a status names its message by key.
+    assert.equal(statuses.at(-1).text, 'energy-cost.status.doneOneDay');
+    assert.match(messages['energy-cost'].status.doneOneDay, /^1 day · net __net__/);
+    await run(ctx, [entry('2026-01-14T14:00', '2026-01-14T14:15', 900000), entry('2026-01-15T14:00', '2026-01-15T14:15', 900000)]);
+    assert.equal(statuses.at(-1).text, 'energy-cost.status.done');
+    assert.match(messages['energy-cost'].status.done, /^__days__ days · net __net__/);
+  });
 
   it('a time-of-use edge inside a 15-minute entry splits its energy pro rata by time', async () => {
     // Peak from 14:05 on weekdays. Wed 2026-01-14 14:00-14:15, 0.25 kWh:

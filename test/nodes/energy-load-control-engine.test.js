@@ -1,8 +1,8 @@
 'use strict';
 // The decision engine as pure code, on hand-built short-energy entries (no Node-RED, no simulator).
 const assert = require('node:assert/strict');
-const { evaluateGroup } = require('../../dist/nodes/energy-load-control/group');
-const { averagePower, channelIndex } = require('../../dist/nodes/energy-load-control/signal');
+const { evaluateGroup } = require('../../dist/domain/site/group');
+const { averagePower, channelIndex } = require('../../dist/domain/site/signal');
 const { parseCommand } = require('../../dist/nodes/energy-load-control/command');
 const { parseDef, resolveSettings } = require('../../dist/nodes/energy-load-control/settings');
 

@@ -3,16 +3,14 @@
 // time through `energyApi.now`), flows of load-control nodes with a helper on each output, and
 // `tick`: evaluations triggered by msg.payload "evaluate" (the nodes have interval 0), so the clock
 // moves only when a test steps it.
-const path = require('node:path');
-const { helper, startSimulator, NODE_RED_MAJOR, nodeFile, apiConfig, startServer, stopServer, load } = require('../support/env');
+const { helper, startSimulator, nodeFile, apiConfig, startServer, stopServer, load } = require('../support/env');
 const { SIM_DEVICES } = require('../../dist/simulator');
+const { nodeRedModule } = require('../support/node-red');
 
 const DEV = SIM_DEVICES.switch6M3SW;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** A core node module (inject, debug, comment) of the Node-RED the tests run on. */
-const coreNode = (file) => require(require.resolve(`@node-red/nodes/core/common/${file}.js`, {
-  paths: [path.dirname(require.resolve(`${NODE_RED_MAJOR === '5' ? 'node-red-5' : 'node-red'}/package.json`))],
-}));
+const coreNode = (file) => nodeRedModule(`@node-red/nodes/core/common/${file}.js`);
 const NODES = [nodeFile('energy-api'), nodeFile('energy-load-control')];
 
 let suites = 0;

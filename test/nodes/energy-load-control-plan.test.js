@@ -88,6 +88,40 @@ describe('energy-load-control run targets (Node-RED, simulator clock)', function
     await f.tick(ctx);
     assert.equal(ctx.plans.a.length, plans, 'the plan did not change');
     assert.equal(ctx.plans.a[0].payload.find((s) => s.planned === 'on').price, 0.1);
+    // The status says so after the next evaluation too, not only the Catch node, until a good list comes.
+    assert.match(f.lastStatus(ctx, 'a').text, /· energy-load-control\.status\.pricesRefused$/);
+    assert.equal(f.lastStatus(ctx, 'a').fill, 'yellow');
+    await f.tick(ctx, { prices: [0.3, 0.1, 0.1, 0.3].map((price, i) => ({ start: T0 + i * 1800, end: T0 + (i + 1) * 1800, price })) });
+    assert.doesNotMatch(f.lastStatus(ctx, 'a').text, /pricesRefused/);
+  });
+
+  it('a price list in ms and out of order is read as unix s and sorted: the same plan as the list in s', async function () {
+    const inSeconds = [0.3, 0.1, 0.1, 0.3].map((price, i) => ({ start: T0 + i * 1800, end: T0 + (i + 1) * 1800, price }));
+    const ctx = await f.setup(undefined, lc('a', { runFor: 3600 }), lc('b', { switchId: S2, runFor: 3600 }));
+    await f.tick(ctx, { prices: inSeconds }, 'a');
+    await f.tick(ctx, { prices: [...inSeconds].reverse().map((s) => ({ ...s, start: s.start * 1000, end: s.end * 1000 })) }, 'b');
+    assert.deepEqual(ctx.plans.b.at(-1).payload, ctx.plans.a.at(-1).payload);
+    assert.equal(ctx.plans.b.at(-1).payload.find((s) => s.planned === 'on').start, T0 + 1800);
+    assert.deepEqual(ctx.caught, []);
+  });
+
+  it('before any price list (and without a tariff) it waits for prices: no switch, reason noPrices, until the deadline forces a start', async function () {
+    const ctx = await f.setup(undefined, lc('a', { runFor: 3600, minBlock: 1800 }), lc('b', { switchId: S2, runFor: 3600, minBlock: 1800, by: '14:00' }));
+    await f.tick(ctx);
+    const ev = f.lastEval(ctx, 'a');
+    assert.equal(ev.reason, 'noPrices');
+    assert.equal(ev.state, 'off');
+    assert.match(f.lastStatus(ctx, 'a').text, /off · energy-load-control\.status\.noPrices · 0m\/1h00 · energy-load-control\.status\.next/);
+    // b must run its hour by 14:00: the deadline leaves no choice, prices or not.
+    assert.deepEqual(f.patchLog(), [{ simNow: T0, switchId: S2, state: 'closed' }]);
+    assert.equal(ctx.decisions.b[0].reason, 'deadline');
+    // The deploy's evaluation came before the first price list: once it comes, a plans on it.
+    f.step(60);
+    await f.tick(ctx, { prices: [0.3, 0.1, 0.1, 0.3].map((price, i) => ({ start: T0 + i * 1800, end: T0 + (i + 1) * 1800, price })) });
+    assert.equal(f.lastEval(ctx, 'a').reason, 'cheapest');
+    assert.match(f.lastStatus(ctx, 'a').text, /off · energy-load-control\.status\.waitingForSlots · 0m\/1h00/);
+    assert.equal(f.patchLog().length, 1, 'a waits for its cheaper slot at 13:30');
+    assert.deepEqual(ctx.caught, []);
   });
 
   it('a node without a target sends no plan and refuses msg.prices; a saved node keeps its two wires', async function () {

@@ -7,6 +7,7 @@ const { helper, apiConfig, nodeFile, startServer, stopServer, load, useSimClock,
 const { startSimulator, SIM_DEVICES } = require('../../dist/simulator');
 const { startMosquitto, MOSQUITTO } = require('../support/mosquitto');
 const { coreMqttNodes, connectHomeAssistant } = require('../support/home-assistant');
+const { skipBecause } = require('../support/skip');
 
 const DEV = SIM_DEVICES.switch6M3SW;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -21,9 +22,11 @@ async function until(condition, what, ms = 15000) {
 }
 
 /** Node-RED's core mqtt-broker config node for the test's Mosquitto. */
-const brokerNode = (port) => ({
+const brokerNode = (port, base = 'energy') => ({
   id: 'broker', type: 'mqtt-broker', name: 'test broker', broker: '127.0.0.1', port, clientid: '', autoConnect: true, usetls: false,
   protocolVersion: 4, keepalive: 60, cleansession: true, autoUnsubscribe: true,
+  // The Last Will the node's help asks for: HA sees the bridge offline when the connection dies unannounced.
+  willTopic: `${base}/bridge/availability`, willQos: '1', willRetain: 'true', willPayload: 'offline', willMsg: {},
 });
 
 /**
@@ -42,8 +45,7 @@ function useMqttSuite({ startAt = TEST_NOW_S, persistence = false, settings = {}
       const message = 'mosquitto is not installed (apt-get install -y mosquitto)';
       // CI installs it (.ci/run): there a missing broker fails instead of skipping.
       if (process.env.CI) throw new Error(message);
-      console.log(`      skipped: ${message}`);
-      this.skip();
+      skipBecause(this, message);
     }
     f.sim = await startSimulator({ port: 0, now: startAt });
     f.broker = await startMosquitto({ persistence });
@@ -80,7 +82,7 @@ function useMqttSuite({ startAt = TEST_NOW_S, persistence = false, settings = {}
   f.flow = (props = {}, extra = [], { key } = {}) => {
     const api = apiConfig(f.sim, key ?? f.sim.keys.full, { tps: 100 });
     const flow = [
-      api.node, brokerNode(f.broker.port),
+      api.node, brokerNode(f.broker.port, f.base),
       { id: f.id, type: 'energy-mqtt', name: '', api: 'api', broker: 'broker', devices: DEV, discovery: true, discoveryPrefix: f.prefix, baseTopic: f.base, interval: 0, energyInterval: 300, configVersion: 1, ...props },
       ...extra,
       { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] }, { id: 'caught', type: 'helper' },

@@ -52,6 +52,21 @@ describe('energy-mqtt totals: counting 5-minute records (pure)', function () {
     assert.equal(totals.hasNews(totals.freshTotals(T), T + 300), true);
   });
 
+  it('nets a multi-phase grid across its phases per 5-minute record, as a meter bills; one phase keeps its own parts', function () {
+    const threePhase = { channels: [0, 1, 2].map((index) => ({ index, number: index + 1 })), grid: [0, 1, 2], solar: [] };
+    const entry = (ts, phases) => ({
+      timestamp: ts, duration: 300, eReal: phases.map(([pos, neg]) => pos - neg), eRealPositive: phases.map(([pos]) => pos), eRealNegative: phases.map(([, neg]) => neg),
+    });
+    // Phase 1 imports 100 J while phase 2 exports 40 J: the site imported 60 J. Then the phases export more than they import.
+    const { state } = totals.countRecords(totals.freshTotals(T), [entry(T + 300, [[100, 0], [0, 40], [0, 0]]), entry(T + 600, [[10, 0], [0, 70], [5, 15]])], threePhase, T + 600);
+    assert.equal(state.joules.grid_imported, 60);
+    assert.equal(state.joules.grid_exported, 70);
+    assert.deepEqual([state.joules.c1_imported, state.joules.c2_exported], [110, 110], 'each phase\'s own totals keep its parts');
+    // One grid channel: its positive and negative parts within the record, as measured.
+    const single = totals.countRecords(totals.freshTotals(T), [record(T + 300, 0, 0)].map((e) => ({ ...e, eReal: [-20, 0], eRealPositive: [30, 0], eRealNegative: [50, 0] })), layout, T + 300);
+    assert.deepEqual([single.state.joules.grid_imported, single.state.joules.grid_exported], [30, 50]);
+  });
+
   it('publishes kWh with 4 decimals, so rounding never makes a total go down', function () {
     assert.equal(totals.kwh(1_234_567), '0.3429');
     let last = -1;

@@ -13,25 +13,26 @@ const S1 = `${DEV}_S1`;
 const INITIALISED = Object.values(SIM_DEVICES).filter((id) => id !== SIM_DEVICES.uninitialised && id !== SIM_DEVICES.forbidden);
 
 describe('energy-mqtt: its stated cost per day', function () {
-  const { estimateRequestsPerDay } = require('../../dist/nodes/shared/request-cost.js');
+  const { estimateRequestsPerDay } = require('../support/request-costs');
   const mqtt = { id: 'm', type: 'energy-mqtt', api: 'api', devices: DEV, interval: 60, energyInterval: 300 };
   const lc = (props) => ({ id: 'l', type: 'energy-load-control', api: 'api', deviceId: DEV, switchId: S1, interval: 30, ...props });
 
-  it('per device: short energy every interval, long energy and the device every 5 minutes', function () {
-    assert.equal(estimateRequestsPerDay(mqtt, [mqtt]), 1440 + 288 + 288);
-    assert.equal(estimateRequestsPerDay({ ...mqtt, devices: `${DEV}, ${SIM_DEVICES.meter3M}` }, [mqtt]), 2 * 2016);
-    assert.equal(estimateRequestsPerDay({ ...mqtt, devices: '' }, [mqtt], { deviceCount: 6 }), 6 * 2016, 'all devices, once listed');
-    assert.equal(estimateRequestsPerDay({ ...mqtt, energyInterval: 60 }, [mqtt]), 2016, 'at most one long-energy read per 5-minute record');
+  it('per device: short energy every interval, long energy every 5 minutes, the device every minute with switches (else every 5)', function () {
+    assert.equal(estimateRequestsPerDay(mqtt, [mqtt]), 1440 + 288 + 1440, 'a device with switches, or not known yet');
+    assert.equal(estimateRequestsPerDay(mqtt, [mqtt], { switchDevices: 0 }), 1440 + 288 + 288, 'a meter without switches');
+    assert.equal(estimateRequestsPerDay({ ...mqtt, devices: `${DEV}, ${SIM_DEVICES.meter3M}` }, [mqtt], { switchDevices: 1 }), 3168 + 2016);
+    assert.equal(estimateRequestsPerDay({ ...mqtt, devices: '' }, [mqtt], { deviceCount: 6 }), 6 * 3168, 'all devices, once listed');
+    assert.equal(estimateRequestsPerDay({ ...mqtt, energyInterval: 60 }, [mqtt]), 3168, 'at most one long-energy read per 5-minute record');
     assert.equal(estimateRequestsPerDay({ ...mqtt, interval: 0 }, [mqtt]), 0, 'only on msgs, and none scheduled');
   });
 
   it('shares the device\'s reads with its load-control nodes: only what it adds is counted', function () {
     const flow = [mqtt, lc()];
     assert.equal(estimateRequestsPerDay(lc(), flow), 2880 + 288, 'load control counts the group\'s reads at its 30 s');
-    assert.equal(estimateRequestsPerDay(mqtt, flow), 288, 'energy-mqtt adds only its long-energy reads');
+    assert.equal(estimateRequestsPerDay(mqtt, flow), 288 + (1440 - 288), 'energy-mqtt adds its long-energy reads and the device reads beyond load control\'s 5 minutes');
     const slower = [mqtt, lc({ interval: 120 })];
-    assert.equal(estimateRequestsPerDay(mqtt, slower), 1440 - 720 + 288 + (288 - 240), 'the group reads at the shorter interval: the differences, and long energy');
-    assert.equal(estimateRequestsPerDay(mqtt, [mqtt, { ...lc(), d: true }]), 2016, 'a disabled load-control node shares nothing');
+    assert.equal(estimateRequestsPerDay(mqtt, slower), 1440 - 720 + 288 + (1440 - 240), 'the group reads at the shorter interval: the differences, and long energy');
+    assert.equal(estimateRequestsPerDay(mqtt, [mqtt, { ...lc(), d: true }]), 3168, 'a disabled load-control node shares nothing');
   });
 });
 
@@ -51,7 +52,7 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
 
     // The solar home: grid import/export and solar production as the Energy dashboard takes them; names from the labels.
     const home = payloads[DEV];
-    assert.deepEqual(Object.keys(home).sort(), ['cmps', 'dev', 'o']);
+    assert.deepEqual(Object.keys(home).sort(), ['availability', 'availability_mode', 'cmps', 'dev', 'o']);
     assert.equal(home.dev.name, 'Solar home', 'the device is named by its label');
     for (const key of ['grid_imported', 'grid_exported', 'solar_produced', 'c1_imported', 'c2_exported']) {
       const c = home.cmps[key];
@@ -119,6 +120,60 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
     assert.equal(JSON.parse(f.state('switch/1/attributes')).error, null);
     assert.equal(f.patches().length, 1, 'the command reached the service once');
     assert.deepEqual(ctx.caught, []);
+  });
+
+  it('a switch changed elsewhere (an app, the device) shows in HA at the next power read, within a minute', async function () {
+    const ctx = await f.setup({ interval: 60 });
+    await discovery();
+    await f.send(ctx, 'refresh');
+    await until(() => f.state('switch/1/state') === 'OFF', 'the switch state');
+    // Another client of the service closes the switch; the device takes it at its next report.
+    const res = await fetch(`${f.sim.baseUrl}/devices/${DEV}`, {
+      method: 'PATCH', headers: { Authorization: `Bearer ${f.sim.keys.full}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ switches: [{ id: S1, state: 'closed' }] }),
+    });
+    assert.ok(res.ok, await res.text());
+    f.sim.control.reportNow(DEV);
+    f.step(60);
+    await f.send(ctx, 'refresh');
+    assert.equal(f.state('switch/1/state'), 'ON', 'the change made elsewhere, one power read (60 s) later');
+    assert.equal(f.patches().length, 1, 'the node itself sent nothing');
+  });
+
+  it('Node-RED\'s availability: online once the devices are read, offline when the last node on that bridge topic closes', async function () {
+    const other = { id: 'm-other', type: 'energy-mqtt', name: '', api: 'api', broker: 'broker', devices: SIM_DEVICES.meter3M, discovery: true, discoveryPrefix: f.prefix, baseTopic: f.base, interval: 0, energyInterval: 300, configVersion: 1 };
+    const ctx = await f.setup({}, [other]);
+    await discovery();
+    await discovery(SIM_DEVICES.meter3M);
+    const bridge = `${f.base}/bridge/availability`;
+    await until(() => f.ha.latest(bridge)?.payload === 'online', 'the bridge online');
+    assert.ok(!ctx.warnings.some((w) => /noWill/.test(w)), 'the broker\'s Last Will covers the bridge: no warning');
+    // One of the two nodes redeployed or stopped: the other still stands for the bridge.
+    await helper.getNode('m-other').close(false);
+    await f.received();
+    assert.equal(f.ha.latest(bridge).payload, 'online', 'not offline while another node shares the bridge');
+    await ctx.node.close(false);
+    await until(() => f.ha.latest(bridge)?.payload === 'offline', 'offline when the last one closes');
+  });
+
+  it('a node removed from the flow clears everything it published; a broker without the Last Will is warned of', async function () {
+    const { flow, credentials } = f.flow();
+    const broker = flow.find((n) => n.type === 'mqtt-broker');
+    delete broker.willTopic;
+    await load(NODES(), flow, credentials);
+    const ctx = f.watch();
+    await discovery();
+    await f.send(ctx, 'refresh');
+    assert.ok(ctx.warnings.some((w) => /energy-mqtt\.errors\.noWill/.test(w)), 'a warning names the missing Last Will');
+    const published = new Set(f.ha.messages.filter((m) => !m.topic.endsWith('/__marker')).map((m) => m.topic));
+    await ctx.node.close(true);
+    const late = await connectHomeAssistant(f.broker.url, { prefix: f.prefix, base: f.base });
+    try {
+      await sleep(300);
+      assert.deepEqual(late.messages.filter((m) => published.has(m.topic)).map((m) => m.topic), [], 'nothing of the node stays retained');
+    } finally {
+      await late.end();
+    }
   });
 
   it('a command the device does not confirm in time publishes the real state back with the error', async function () {
@@ -277,7 +332,7 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
     const ctx = await f.setup({ interval: 60, energyInterval: 300 });
     await until(() => f.state('site/grid_imported') !== undefined && f.state('channel/1/power') !== undefined, 'the first reads');
     const stated = ctx.node.requestsPerDay();
-    assert.equal(stated, 1440 + 288 + 288, 'one short-energy read a minute, long energy and the device every 5 minutes');
+    assert.equal(stated, 1440 + 288 + 1440, 'one short-energy read a minute, long energy every 5 minutes, the device (it has switches) every minute');
     const start = f.requests().length;
     // The interval's cadence in simulated time: each minute the clock steps and the node reads, as its timer would.
     for (let minute = 1; minute <= 60; minute += 1) {
@@ -288,7 +343,7 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
     const kinds = (part) => hour.filter((r) => r.path.includes(part)).length;
     assert.equal(kinds('/short-energy/'), 60);
     assert.equal(kinds('/long-energy/'), 12);
-    assert.equal(hour.filter((r) => r.path.endsWith(`/devices/${DEV}`)).length, 12);
+    assert.equal(hour.filter((r) => r.path.endsWith(`/devices/${DEV}`)).length, 60);
     assert.ok(hour.length <= stated / 24, `${hour.length} requests in the hour, ${stated / 24} stated`);
     assert.ok(Number(f.state('channel/6/imported')) > 0, 'an hour of the house\'s energy counted');
   });

@@ -7,8 +7,8 @@ const {
   helper, startClockedSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, TEST_NOW_S,
 } = require('../support/env');
 const { SIM_DEVICES } = require('../../dist/simulator');
-const { chartSeries, reduce } = require('../../dist/nodes/energy-query/outputs.js');
-const { CATEGORY_COLOURS } = require('../../dist/nodes/energy-query/chart-colours.js');
+const { chartSeries, reduce } = require('../../dist/domain/entries/outputs.js');
+const { CATEGORY_COLOURS } = require('../../dist/domain/entries/chart-colours.js');
 
 const DAY = 86400;
 const T0 = Math.floor(TEST_NOW_S / 300) * 300 - 300;
@@ -143,7 +143,7 @@ describe('energy-query chart output', function () {
     });
 
     it('adds two entries of one clock period into one point: a live day and the record stamped at the next midnight', async () => {
-      const { chartPlacement } = require('../../dist/nodes/energy-query/periods.js');
+      const { chartPlacement } = require('../../dist/domain/entries/periods.js');
       const zone = 'Australia/Sydney';
       const day = DateTime.fromISO('2026-07-14', { zone }).toSeconds();
       // The day labelled 14 July covers 13 July 23:55 to 14 July 23:55; the record stamped 15 July 00:00 covers the 5 minutes after.

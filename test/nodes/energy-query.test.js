@@ -2,15 +2,14 @@
 const assert = require('node:assert/strict');
 const { DateTime } = require('luxon');
 const {
-  helper, startClockedSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey, until, useSimClock, TEST_NOW_S, NODE_RED_MAJOR,
+  helper, startClockedSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey, until, useSimClock, TEST_NOW_S,
 } = require('../support/env');
 const path = require('node:path');
 
 /** The core split/join module of the Node-RED the tests run on. */
-const coreJoin = () => require(require.resolve('@node-red/nodes/core/sequence/17-split.js', {
-  paths: [path.dirname(require.resolve(`${NODE_RED_MAJOR === '5' ? 'node-red-5' : 'node-red'}/package.json`))],
-}));
+const coreJoin = () => nodeRedModule('@node-red/nodes/core/sequence/17-split.js');
 const { SIM_DEVICES } = require('../../dist/simulator');
+const { nodeRedModule } = require('../support/node-red');
 
 const METER = SIM_DEVICES.meter3M; // 3M, Australia/Sydney, channels Grid / Solar / House, phases count 1
 const SIX = SIM_DEVICES.switch6M3SW; // 6M+3SW, Europe/Berlin, phases count 3 → groups [1,2,3], [4,5,6]
@@ -77,9 +76,10 @@ describe('energy-query', function () {
     ctx.out.on('input', listener);
     const before = ctx.statuses.length;
     ctx.node.receive(msg);
-    // Blue (requesting) and yellow "retrying" are on the way; any other status ends the trigger.
-    const retrying = (s) => s.text.endsWith('common.status.retrying');
-    await until(() => ctx.statuses.slice(before).some((s) => s.fill !== 'blue' && !retrying(s)));
+    // Blue (requesting), yellow "retrying" and "rate limited: waiting" (after a 429 on a busy host) are on the way;
+    // any other status ends the trigger.
+    const onTheWay = (s) => s.text.endsWith('common.status.retrying') || s.text.endsWith('common.status.rateLimited');
+    await until(() => ctx.statuses.slice(before).some((s) => s.fill !== 'blue' && !onTheWay(s)));
     await pause(30);
     ctx.out.off('input', listener);
     return got;

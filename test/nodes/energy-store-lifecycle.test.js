@@ -11,6 +11,7 @@ const {
 const { startPostgres, POSTGRES_BIN_DIR } = require('../support/postgres-server');
 const { HAS_SQLITE, requireServer, tempDir, serviceClient } = require('../support/store');
 const { SIM_DEVICES } = require('../../dist/simulator');
+const { skipBecause } = require('../support/skip');
 
 const DEVICE = SIM_DEVICES.switch6M3SW;
 const REDEPLOYS = 20;
@@ -50,7 +51,7 @@ describe('energy-store: redeploys leave nothing behind and lose nothing', functi
 
   for (const backend of ['postgres', 'sqlite']) {
     it(`${backend}: ${REDEPLOYS} redeploys mid-write and mid-read`, async function () {
-      if (backend === 'sqlite' && !HAS_SQLITE) this.skip();
+      if (backend === 'sqlite' && !HAS_SQLITE) skipBecause(this, `node:sqlite needs Node.js 22.13 or later (this is ${process.version})`);
       const props = backend === 'postgres'
         ? { backend, connection: pg.connection }
         : { backend, file: path.join(userDir, 'lifecycle.sqlite') };

@@ -8,7 +8,9 @@ const path = require('node:path');
 const {
   helper, startClockedSimulator, useSimClock, startServer, stopServer, flowWith, messagesOf, statusesOf, until, TEST_NOW_S, allNodes,
 } = require('../support/env');
-const { HAS_SQLITE, tempDir, queryIntoStore, sqliteRows, sumByChannel, linkNodes, serviceClient } = require('../support/store');
+const {
+  HAS_SQLITE, tempDir, queryIntoStore, sqliteRows, sqliteQuery, sumByChannel, linkNodes, serviceClient, assertReadsAsQuery, docsGrafanaQuery, hourlyKwh, assertHourly,
+} = require('../support/store');
 const { SIM_DEVICES } = require('../../dist/simulator');
 
 const DEVICE = SIM_DEVICES.switch6M3SW;
@@ -116,6 +118,41 @@ describe('energy-store (SQLite)', function () {
     assert.deepEqual([read[0].deviceId, read[0].kind, read[0].granularity, read[0].timezone], [DEVICE, 'long', '5m', SYD]);
   });
 
+  it('reads back at the stored granularity exactly what energy-query answers for the same range, entry for entry', async function () {
+    const flow = queryIntoStore({}, {});
+    flow[0].wires = [['store', 'queried']];
+    const nodes = await flowWith(sim, flow);
+    // Rows are stamped at the END of their period: [10:00, 13:00) is the 5-minute entries stamped 10:05 … 13:00.
+    const from = Date.UTC(2026, 6, 14, 10, 0, 0) / 1000;
+    const fiveMinutes = await assertReadsAsQuery(nodes, { deviceId: DEVICE, kind: 'long', granularity: '5m', fromTs: from, toTs: from + 3 * 3600, margin: 3600 });
+    assert.equal(fiveMinutes.answer.length, 36);
+    assert.deepEqual([fiveMinutes.answer[0].timestamp, fiveMinutes.answer.at(-1).timestamp], [from + 300, from + 3 * 3600]);
+    await assertReadsAsQuery(nodes, { deviceId: DEVICE, kind: 'long', granularity: 'hour', fromTs: from, toTs: from + 6 * 3600, margin: 2 * 3600 });
+    await assertReadsAsQuery(nodes, { deviceId: DEVICE, kind: 'long', granularity: '15m', fromTs: from, toTs: from + 3 * 3600, margin: 3600 });
+    // Short energy is selected by stamp, fromTs <= timestamp < toTs, as the service selects it.
+    const recent = Date.UTC(2026, 6, 14, 23, 0, 0) / 1000;
+    await assertReadsAsQuery(nodes, { deviceId: DEVICE, kind: 'short', fromTs: recent, toTs: recent + 1800, margin: 600 });
+    assert.equal(nodes.caught.received, undefined);
+  });
+
+  it('the Grafana hourly query of docs/energy-store.md puts each hour\'s energy in that hour, not the next', async function () {
+    const flow = queryIntoStore({}, {});
+    flow[0].wires = [['store', 'queried']];
+    const nodes = await flowWith(sim, flow);
+    const from = Date.UTC(2026, 6, 14, 10, 0, 0) / 1000;
+    const to = from + 3 * 3600;
+    const written = messagesOf(nodes.written);
+    const queried = messagesOf(nodes.queried);
+    nodes.query.receive({ deviceId: DEVICE, fromTs: from - 3600, toTs: to + 3600 });
+    await until(() => written.length === 1 && queried.length === 1);
+    assert.equal(written[0].payload.state, 'written');
+    const expected = hourlyKwh(queried[0].payload);
+    const hours = [from, from + 3600, from + 7200];
+    const rows = sqliteQuery(path.join(userDir, 'energy.sqlite'), docsGrafanaQuery('sqlite', from, to));
+    assert.equal(rows.length, 3 * 6, 'three hours of six channels');
+    assertHourly(rows.map((r) => ({ hour: r.time, channel: Number(r.metric.slice(1)), kwh: r.kwh })), expected, hours);
+  });
+
   it('reads back a chart: hours summed from 5-minute rows in the device\'s timezone, series named by msg.device, at most maxPoints', async function () {
     const nodes = await flowWith(sim, queryIntoStore({ fromTs: '-2d', toTs: 'now', output: 'pages' }, {}));
     const written = messagesOf(nodes.written);
@@ -167,6 +204,9 @@ describe('energy-store (SQLite)', function () {
       [{ payload: [{ series: 'Grid (kW)', x: 1, y: 2 }], deviceId: DEVICE, kind: 'long' }, /chart point \(energy-query's chart output\)/],
       [{ payload: 'hello', deviceId: DEVICE, kind: 'long' }, /msg\.payload must be energy entries/],
       [{ payload: [...good.slice(0, 5), { ...good[5], eReal: [1, 'x'] }], deviceId: DEVICE, kind: 'long', granularity: '5m' }, /msg\.payload\[5\]\.eReal\[1\] must be a number or null/],
+      // Stored, it would be three channels with NULLs: one value per channel in every field, or nothing is written.
+      [{ payload: [...good.slice(0, 5), { ...good[5], eReal: good[5].eReal.slice(0, 3) }], deviceId: DEVICE, kind: 'long', granularity: '5m' }, /msg\.payload\[5\]: its channel arrays differ in length \(eReal has 3 values, eRealPositive 6\)/],
+      [{ payload: [{ ...good[0], vRMSMax: [230, 231] }], deviceId: DEVICE, kind: 'long', granularity: '5m' }, /msg\.payload\[0\]: its channel arrays differ in length \(eReal has 6 values, vRMSMax 2\)/],
       [{ payload: good, deviceId: DEVICE }, /msg\.kind must be "short" or "long"/],
       [{ payload: good, deviceId: 'nope', kind: 'long' }, /device/i],
     ];
@@ -179,6 +219,12 @@ describe('energy-store (SQLite)', function () {
     }
     assert.ok(statuses.some((s) => s.fill === 'red'));
     assert.equal(fs.existsSync(path.join(userDir, 'energy-store', 'store', 'queue')) ? fs.readdirSync(path.join(userDir, 'energy-store', 'store', 'queue')).length : 0, 0, 'nothing queued');
+    // The store answers a read once it has opened its file (made it, switched it to WAL, made the tables): only
+    // then may the test read the file itself. Before, on a busy host, it found no file, no table, or it locked.
+    const read = messagesOf(nodes.read);
+    nodes.store.receive({ topic: 'read', deviceId: DEVICE, kind: 'long', fromTs: '-1h', toTs: 'now' });
+    await until(() => read.length === 1);
+    assert.deepEqual(read[0].payload, [], 'nothing written, read through the node');
     assert.deepEqual(sqliteRows(path.join(userDir, 'energy.sqlite')), [], 'nothing written');
   });
 

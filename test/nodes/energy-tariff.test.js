@@ -3,8 +3,8 @@
 const assert = require('node:assert/strict');
 const { DateTime } = require('luxon');
 const { helper, nodeFile, startServer, stopServer, load } = require('../support/env');
-const { buildTariff } = require('../../dist/nodes/energy-tariff/tariff.js');
-const { parseMicros } = require('../../dist/nodes/energy-tariff/money.js');
+const { buildTariff } = require('../../dist/domain/pricing/tariff.js');
+const { parseMicros } = require('../../dist/domain/pricing/money.js');
 
 const wall = (iso, zone = 'Australia/Sydney') => {
   const d = DateTime.fromISO(iso, { zone });

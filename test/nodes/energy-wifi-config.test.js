@@ -146,6 +146,22 @@ describe('energy-wifi-config', function () {
     assert.match(caught.error.message, /firmware 0\.13\.1 or later: device D6C0000000006 has 0\.12\.1/);
   });
 
+  it('counts the SSID in UTF-8 bytes: 32 are sent, 33 are refused before any request, named by the limit and the count', async function () {
+    const ctx = await setup();
+    // 📶 takes 4 bytes in UTF-8, é 2: 8 × 📶 is 32 bytes, 32 × é is 64.
+    const refusals = [['📶'.repeat(8) + 'x', 33], ['📶'.repeat(9), 36], ['é'.repeat(32), 64]];
+    for (const [ssid, bytes] of refusals) {
+      const caught = await expectRefusal(ctx, { payload: { ssid, psk: PSK } });
+      assert.match(caught.error.message, new RegExp(`msg\\.payload\\.ssid must be at most 32 bytes in UTF-8 .*: this one has ${bytes} bytes`));
+      assert.equal(caught.apiError.code, 'INVALID_REQUEST');
+    }
+    assert.equal(deviceGets().length, 0, 'refused before the device is read');
+    ctx.node.receive({ payload: { ssid: '📶'.repeat(8), psk: PSK } });
+    await until(() => patches().length === 1 && patches()[0].status !== 0, 10000, 'the PATCH');
+    assert.equal(patches()[0].status, 200);
+    assert.equal(patches()[0].body.comms.wifi.ssid, '📶'.repeat(8));
+  });
+
   it('refuses bad payloads with a clear error and without echoing the PSK', async function () {
     const ctx = await setup();
     const refusals = [
@@ -154,7 +170,7 @@ describe('energy-wifi-config', function () {
       [{ payload: { ssid: 'Net', psk: 'Grüße-äöüß-Netz' } }, /8 to 63 printable ASCII characters \(codes 32 to 126, so no ä, ö, ü, ß .*\), or a key of exactly 64 hexadecimal digits/],
       [{ payload: { ssid: 'Net', psk: 'f'.repeat(63) + 'g' } }, /exactly 64 hexadecimal digits/],
       [{ payload: { ssid: '', psk: PSK } }, /to turn WiFi off send both ssid and psk as empty strings/],
-      [{ payload: { ssid: 'x'.repeat(33), psk: PSK } }, /ssid must be at most 32 characters/],
+      [{ payload: { ssid: 'x'.repeat(33), psk: PSK } }, /msg\.payload\.ssid must be at most 32 bytes in UTF-8 .*: this one has 33 bytes/],
       [{ payload: 'Net' }, /msg.payload must be an object/],
     ];
     for (const [msg, pattern] of refusals) {

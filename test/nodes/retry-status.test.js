@@ -9,6 +9,8 @@ const { acquireClient } = require('../../dist/api');
 
 const RETRYING = '@energy-monitor/node-red-energy-api/energy-api:common.status.retrying';
 const isRetrying = (s) => s.fill === 'yellow' && s.text === RETRYING;
+const RATE_WAIT = '@energy-monitor/node-red-energy-api/energy-api:common.status.rateLimited';
+const isRateWait = (s) => s.fill === 'yellow' && s.text === RATE_WAIT;
 
 describe('node status while the client retries', function () {
   let sim;
@@ -81,6 +83,39 @@ describe('node status while the client retries', function () {
       assert.equal(statuses.at(-1).fill, 'red');
       assert.ok(caught[0].apiError.status >= 500);
       assert.equal(answered().length, 3, 'the first attempt and its 2 retries');
+    } finally {
+      await lease.release();
+    }
+  });
+
+  it('a wait after a 429 shows on the node whose own request waits, and on no other node of the key', async function () {
+    // The wait after the 429 is long enough (3-6 s) for the second request to queue inside it on a busy host.
+    const lease = acquireClient({
+      baseUrl: sim.baseUrl, apiKey: sim.keys.full, tps: 50, backoffBaseMs: 6000, backoffMaxMs: 6000, now: () => sim.control.now() * 1000,
+    });
+    try {
+      const nodes = await flowWith(sim, [
+        { id: 'first', type: 'energy-device-status', api: 'api', mode: 'device', deviceId: SIM_DEVICES.meter3M, offlineAfter: 900, interval: 0, wires: [['out1']] },
+        { id: 'queued', type: 'energy-device-status', api: 'api', mode: 'device', deviceId: SIM_DEVICES.switch6M3SW, offlineAfter: 900, interval: 0, wires: [['out2']] },
+        { id: 'idle', type: 'energy-query', api: 'api', deviceId: SIM_DEVICES.meter3M, kind: 'short', query: 'latest', timezone: 'UTC', output: 'entries', follow: false, wires: [['out3']] },
+      ], { config: { tps: 50 } });
+      assert.equal(nodes.api.client, lease.client, 'the config node uses the client held first');
+      const first = statusesOf(nodes.first);
+      const queued = statusesOf(nodes.queued);
+      const idle = statusesOf(nodes.idle);
+      const caught = messagesOf(nodes.caught);
+      sim.control.setFaults({ storm429: 1 }); // the next request is refused with a 429: the key pauses
+      nodes.first.receive({});
+      await until(() => first.some(isRetrying), 10000, 'the 429');
+      assert.ok(lease.client.limiter.state().throttled, 'the key waits after the 429');
+      assert.deepEqual(idle, [], 'a node with no request of its own never shows the wait');
+      nodes.queued.receive({});
+      await until(() => queued.some(isRateWait), 5000, 'the queued request\'s wait');
+      await until(() => queued.at(-1).fill === 'green' && first.at(-1).fill === 'green', 20000, 'both answers');
+      assert.ok(queued.findIndex(isRateWait) < queued.findLastIndex((s) => s.fill === 'green'), JSON.stringify(queued));
+      assert.ok(!first.some(isRateWait), `the request that got the 429 says it retries: ${JSON.stringify(first)}`);
+      assert.deepEqual(idle, [], 'a node with no request of its own never shows the wait');
+      assert.deepEqual(caught, []);
     } finally {
       await lease.release();
     }

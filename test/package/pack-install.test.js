@@ -9,6 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { resolvePackageRuntimes } = require('../../scripts/runtimes');
 const s = require('./support');
+const { skipBecause } = require('../support/skip');
 
 const pkg = JSON.parse(fs.readFileSync(path.join(s.ROOT, 'package.json'), 'utf8'));
 const NODE_TYPES = Object.keys(pkg['node-red'].nodes);
@@ -122,8 +123,7 @@ describe('package: packed, installed as the palette manager does, run on Node-RE
       before(async function () {
         this.timeout(300000);
         if (runtime.error) {
-          console.log(`      skipped: ${runtime.error}`);
-          this.skip();
+          skipBecause(this, runtime.error);
         }
         env = s.cleanEnv(runtime.nodeBin);
         userDir = s.createUserDir(SETTINGS);

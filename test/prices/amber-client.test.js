@@ -4,7 +4,7 @@
 const assert = require('node:assert/strict');
 const { startSimulator, SIM_AMBER_KEY, SIM_DEVICES, amberSiteId } = require('../../dist/simulator');
 const { AmberClient } = require('../../dist/prices/amber-client');
-const { readPrices } = require('../../dist/prices/normalise');
+const { readPrices } = require('../../dist/domain/pricing/normalise');
 
 const SITE = amberSiteId(SIM_DEVICES.switch6M3SW);
 const T = Date.UTC(2026, 9, 15, 2, 0, 40) / 1000;

@@ -22,6 +22,7 @@ const { startInfluxRecorder } = require('../support/influx-recorder');
 const { startMosquitto, MOSQUITTO } = require('../support/mosquitto');
 const { coreMqttNodes, mqtt } = require('../support/home-assistant');
 const { SIM_AMBER_KEY, SIM_DEVICES, amberSiteId } = require('../../dist/simulator');
+const { skipBecause } = require('../support/skip');
 
 const DEVICE = SIM_DEVICES.switch6M3SW;
 /** Node-RED's log level of a warning. */
@@ -327,8 +328,7 @@ describe('reliability: credentials of energy-price, energy-store, energy-mqtt (a
   it('energy-mqtt: the broker password (Node-RED\'s mqtt-broker) never in energy-mqtt\'s statuses, log or what it publishes', async function () {
     if (!MOSQUITTO) {
       if (process.env.CI) throw new Error('mosquitto is not installed: .ci/run installs it, so CI cannot skip this test');
-      console.log('      mosquitto is not installed here: skipped (CI installs it)');
-      this.skip();
+      skipBecause(this, 'mosquitto is not installed here (CI installs it)');
     }
     const password = 'Bt4Hy1Ld9ZsQ8kR6';
     const wrong = 'Kf8Wn2Rc6UvX5jT3';

@@ -267,7 +267,7 @@ async function waitUntil(cond, ms, step = 20) {
   return true;
 }
 
-/** Prints a figure line the CI log keeps (and the README quotes). */
+/** Prints a figure line the CI log keeps (and docs/benchmarks.md quotes). */
 function figure(text) {
   console.log(`      » ${text}`);
 }

@@ -163,6 +163,20 @@ describe('simulator: PATCH /devices/{id}', function () {
     assert.ok(!('macAddress' in d.comms));
   });
 
+  it('refuses an SSID over 32 bytes in UTF-8 (802.11 counts octets, not characters)', async () => {
+    const W = SIM_DEVICES.wifi6MW;
+    const ssid = async (value) => t.patch(`/devices/${W}`, { comms: { wifi: { ssid: value, psk: 'secret-pass' } } });
+    // 📶 takes 4 bytes in UTF-8, é 2.
+    assert.equal((await ssid('📶'.repeat(8))).status, 200, '8 characters, 32 bytes');
+    assert.equal((await ssid('x'.repeat(32))).status, 200);
+    for (const [value, why] of [['📶'.repeat(8) + 'x', '9 characters, 33 bytes'], ['é'.repeat(32), '32 characters, 64 bytes'], ['x'.repeat(33), '33 bytes']]) {
+      const r = await ssid(value);
+      assert.equal(r.status, 422, why);
+      assert.match(r.text, /at most 32 bytes/);
+    }
+    assert.deepEqual((await t.get(`/devices/${W}`)).body.comms.wifi.pending.ssid, 'x'.repeat(32), 'a refused change queues nothing');
+  });
+
   it('reset() restores the initial fleet', async () => {
     await t.patch(`/devices/${SW}`, { label: 'changed' });
     await fetch(`${t.sim.url}/__sim/reset`, { method: 'POST' });

@@ -3,8 +3,9 @@
 const helper = require('node-red-node-test-helper');
 const { startSimulator } = require('../../dist/simulator');
 
-const NODE_RED_MAJOR = process.env.NODE_RED_MAJOR === '5' ? '5' : '4';
-helper.init(require.resolve(NODE_RED_MAJOR === '5' ? 'node-red-5' : 'node-red'));
+const { NODE_RED_MAJOR, NODE_RED_DIR } = require('./node-red');
+
+helper.init(require.resolve(NODE_RED_DIR));
 
 const nodeFile = (name) => require(`../../dist/nodes/${name}/${name}.js`);
 /** Every node module of the package, to load together (flow nodes need the config node). */

@@ -6,10 +6,9 @@
 // core `mqtt-broker` node comes from the Node-RED the tests run on.
 const path = require('node:path');
 const Ajv = require('ajv');
-const { NODE_RED_MAJOR } = require('./env');
 const schema = require('./ha-discovery.schema.json');
 
-const nodeRedDir = path.dirname(require.resolve(`${NODE_RED_MAJOR === '5' ? 'node-red-5' : 'node-red'}/package.json`));
+const { NODE_RED_DIR: nodeRedDir } = require('./node-red');
 const coreNodesDir = path.dirname(require.resolve('@node-red/nodes/package.json', { paths: [nodeRedDir] }));
 /** Node-RED's core mqtt nodes (mqtt-broker, mqtt in, mqtt out) of the Node-RED under test. */
 const coreMqttNodes = () => require(path.join(coreNodesDir, 'core', 'network', '10-mqtt.js'));

@@ -5,7 +5,6 @@ const path = require('node:path');
 
 let line = `Node.js ${process.version}`;
 if (process.env.NODE_RED_MAJOR) {
-  const pkg = process.env.NODE_RED_MAJOR === '5' ? 'node-red-5' : 'node-red';
-  line += `, Node-RED ${require(path.join(pkg, 'package.json')).version}`;
+  line += `, Node-RED ${require(path.join(require('./node-red').NODE_RED_DIR, 'package.json')).version}`;
 }
 console.log(`  runs on ${line}`);

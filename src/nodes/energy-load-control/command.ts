@@ -1,5 +1,5 @@
 import { EnergyApiError } from '../../api/index.js';
-import type { Override } from './types.js';
+import type { Override } from '../../domain/site/types.js';
 
 /** What a msg asks: force on/off (for a while or until `auto`), back to automatic, or evaluate now. */
 export type LoadCommand = { kind: 'override'; override: Override } | { kind: 'auto' } | { kind: 'evaluate' };

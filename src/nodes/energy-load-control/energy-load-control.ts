@@ -1,21 +1,24 @@
+import { ConfigError } from '../../api/index.js';
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
 import { nodeClock } from '../shared/clock.js';
 import { toError } from '../shared/errors.js';
 import { FlowNodeRuntime, isAborted, type FlowNodeDef } from '../shared/flow-node.js';
-import { switchToControl } from '../energy-switch-control/command.js';
+import { switchToControl } from '../../domain/site/switch-command.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { attachDailyCost } from '../shared/request-cost.js';
+import './request-cost.js';
 import { migrations } from './migrations.js';
 import { parseCommand, type LoadCommand } from './command.js';
-import { forgetMemory, loadMemory, persistentStore, saveMemory } from './persist.js';
+import { persistentStore } from '../shared/context-store.js';
+import { forgetMemory, loadMemory, saveMemory } from './persist.js';
 import { evaluationMsg, outcomeMsg, statusOf, type LoadIds, type StatusWords } from './report.js';
 import { PlanOutput } from './plan-report.js';
 import { LoadPricing } from './pricing.js';
 import { switchLoad, type SwitchContext } from './switching.js';
 import { parseDef, resolveSettings, type LoadControlDef, type ParsedDef } from './settings.js';
-import { siteGroup, type SiteMember } from './site.js';
+import { siteGroup, type SiteMember } from '../../domain/site/site.js';
 import { shareLoadControl, type RemoteHandle } from './remote.js';
-import type { LoadMemory, LoadSettings, SwitchReading } from './types.js';
+import type { LoadMemory, LoadSettings, SwitchReading } from '../../domain/site/types.js';
 
 interface LoadControlMsg extends NodeMessageInFlow {
   duration?: unknown;
@@ -54,6 +57,8 @@ export = function (RED: NodeAPI): void {
     const planOutput = new PlanOutput();
     let settings: LoadSettings | undefined;
     let lastProblem: string | undefined;
+    /** The last msg.prices was refused: the plan goes on with the list before it, and the status says so until a good one comes. */
+    let pricesRefused = false;
     /** Node-clock ms of the last failure, so the evaluation of the same cycle leaves its red status alone. */
     let problemAt: number | undefined;
     const words: StatusWords = (key, values) => RED._(`energy-load-control.status.${key}`, values);
@@ -94,7 +99,7 @@ export = function (RED: NodeAPI): void {
             reading = { state: toLoad(sw.state), pending: sw.pending?.state ? toLoad(sw.pending.state) : undefined };
           }
           const problemWithTariff = pricing?.tariffProblem();
-          if (problemWithTariff) problem(new Error(problemWithTariff));
+          if (problemWithTariff) problem(new ConfigError(problemWithTariff));
           return { id: node.id, settings, memory, reading, pricing: pricing?.forMember(measuring, rt.config) };
         } catch (err) {
           problem(err);
@@ -114,7 +119,8 @@ export = function (RED: NodeAPI): void {
         // A read or the PATCH failed in this cycle: its red status stays until an evaluation goes through.
         if (problemAt !== undefined && problemAt >= evaluation.at) return patched;
         lastProblem = undefined;
-        rt.status(statusOf(evaluation, memory, settings.dryRun, words));
+        const status = statusOf(evaluation, memory, settings, words);
+        rt.status(pricesRefused ? { ...status, fill: status.fill === 'red' ? 'red' : 'yellow', text: `${status.text} · ${words('pricesRefused')}` } : status);
         remote?.evaluated(evaluation);
         return patched;
       },
@@ -151,7 +157,13 @@ export = function (RED: NodeAPI): void {
       if (msg.prices === undefined) return run(parseCommand(msg.payload, msg.duration, clock()));
       // A new price list (energy-price, or any msg.prices) re-plans now; its msg.payload is not a command.
       await ready;
-      LoadPricing.accept(pricing, msg.prices, Math.floor(clock() / 1000), rt.config?.timezone);
+      try {
+        LoadPricing.accept(pricing, msg.prices, Math.floor(clock() / 1000), rt.config?.timezone);
+      } catch (err) {
+        pricesRefused = pricing !== undefined;
+        throw err;
+      }
+      pricesRefused = false;
       return run({ kind: 'evaluate' });
     });
   }

@@ -1,6 +1,6 @@
-import type { Node, NodeAPI } from 'node-red';
-import type { PricePeriod } from '../../prices/types.js';
-import type { LoadMemory } from './types.js';
+import type { Node } from 'node-red';
+import type { PricePeriod } from '../../domain/pricing/types.js';
+import type { LoadMemory } from '../../domain/site/types.js';
 
 const KEY = 'energyLoadControl';
 /**
@@ -8,15 +8,6 @@ const KEY = 'energyLoadControl';
  * redeploy would forget the hold times: the process keeps its own copy per node id as well.
  */
 const survivors = new Map<string, LoadMemory>();
-
-/** The first context store that survives a restart (Node-RED's localfilesystem), else the default one. */
-export function persistentStore(RED: NodeAPI): string | undefined {
-  const stores = (RED.settings as unknown as { contextStorage?: Record<string, { module?: unknown } | string> }).contextStorage ?? {};
-  for (const [name, store] of Object.entries(stores)) {
-    if (typeof store === 'object' && store?.module === 'localfilesystem') return name;
-  }
-  return undefined;
-}
 
 /** The load's memory as the node's context holds it (last change, override and its end, pending change, learnt power). */
 export function loadMemory(node: Node, store: string | undefined): Promise<LoadMemory> {

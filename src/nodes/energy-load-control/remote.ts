@@ -1,7 +1,7 @@
 import type { EnergyApiClient } from '../../api/index.js';
 import { loadControlRegistry, type LoadControlReport, type OverrideChoice } from '../shared/load-control-registry.js';
 import type { LoadCommand } from './command.js';
-import type { Evaluation, LoadMemory } from './types.js';
+import type { Evaluation, LoadMemory } from '../../domain/site/types.js';
 
 export interface LoadIdentity {
   nodeId: string;

@@ -1,7 +1,7 @@
 import type { NodeMessage, NodeStatus } from 'node-red';
-import { fromMicros } from '../energy-tariff/money.js';
+import { fromMicros } from '../../domain/pricing/money.js';
 import { targetStatus } from './plan-report.js';
-import type { Evaluation, LoadMemory, LoadState, Outcome, Reason } from './types.js';
+import type { Evaluation, LoadMemory, LoadState, Mode, Outcome, Reason } from '../../domain/site/types.js';
 
 /** Fields every output message carries, so a flow knows which load spoke. */
 export interface LoadIds {
@@ -78,20 +78,36 @@ function duration(s: number): string {
 }
 
 /** Words of the status, from the node's message catalogue: a reason, or override/hold/dryRun. */
-export type StatusWords = (key: Reason | 'override' | 'hold' | 'dryRun' | 'short' | 'next', values?: Record<string, string>) => string;
+export type StatusWords = (key: Reason | SignalWord | 'override' | 'hold' | 'dryRun' | 'short' | 'next' | 'waitingForSlots' | 'pricesRefused', values?: Record<string, string>) => string;
+type SignalWord = 'signalSurplus' | 'signalDeficit' | 'signalImport' | 'signalExport';
+
+/**
+ * The signal in words that say what it is, never as a bare signed figure: in surplus mode "surplus 1.2 kW" or
+ * "deficit 341 W" (the load would import), in peak mode the site's "import" or "export"; in threshold and price
+ * mode the measured power as the user's thresholds read it.
+ */
+function signalText(mode: Mode, signal: number | null, words: StatusWords): string {
+  if (signal === null || (mode !== 'surplus' && mode !== 'peak')) return kw(signal);
+  const key: SignalWord = mode === 'surplus' ? (signal >= 0 ? 'signalSurplus' : 'signalDeficit') : (signal >= 0 ? 'signalImport' : 'signalExport');
+  return words(key, { power: kw(Math.abs(signal)) });
+}
 
 /** Status in a few words: signal · state · reason · hold or override time left · run time / target and the next planned start. */
-export function statusOf(evaluation: Evaluation, memory: LoadMemory, dryRun: boolean, words: StatusWords): NodeStatus {
+export function statusOf(evaluation: Evaluation, memory: LoadMemory, settings: { mode: Mode; dryRun: boolean }, words: StatusWords): NodeStatus {
   const state = memory.pending ? `→ ${memory.pending.target}` : (memory.state ?? '?');
-  const parts = [kw(evaluation.signal), state, words(evaluation.reason)];
+  // Off for `cheapest`: the plan waits for its cheaper slots (the word alone reads as if it ran on them now).
+  const waiting = evaluation.reason === 'cheapest' && !memory.pending && memory.state === 'off';
+  const parts = [signalText(settings.mode, evaluation.signal, words), state, words(waiting ? 'waitingForSlots' : evaluation.reason)];
   if (memory.override) {
     const left = memory.override.until === undefined ? '' : duration(Math.max(0, Math.ceil((memory.override.until - evaluation.at) / 1000)));
     parts[2] = `${words('override', { state: memory.override.state })} ${left}`.trim();
   } else if (evaluation.holdLeftS > 0) {
     parts.push(`${words('hold')} ${duration(evaluation.holdLeftS)}`);
   }
-  if (dryRun) parts.push(words('dryRun'));
+  if (settings.dryRun) parts.push(words('dryRun'));
   if (evaluation.target) parts.push(targetStatus(evaluation.target, words));
+  // In surplus mode the surplus rule runs the load meanwhile: the missing prices are said beside its reason.
+  if (evaluation.target?.noPrices && evaluation.reason !== 'noPrices') parts.push(words('noPrices'));
   const fill = evaluation.stale ? 'red' : memory.pending ? 'blue' : memory.override ? 'yellow' : memory.state === 'on' ? 'green' : 'grey';
   return { fill, shape: memory.state === 'on' ? 'dot' : 'ring', text: parts.join(' · ') };
 }

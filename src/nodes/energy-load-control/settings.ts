@@ -1,9 +1,9 @@
 import { checkDeviceId, EnergyApiError, type Device } from '../../api/index.js';
-import { parseMicros } from '../energy-tariff/money.js';
-import { switchIdFor } from '../energy-switch-control/command.js';
-import { parseBy } from './plan/period.js';
-import { channelIndex } from './signal.js';
-import type { FailSafe, LoadSettings, Mode, TargetSettings } from './types.js';
+import { parseMicros } from '../../domain/pricing/money.js';
+import { switchIdFor } from '../../domain/site/switch-command.js';
+import { parseBy } from '../../domain/planning/period.js';
+import { channelIndex } from '../../domain/site/signal.js';
+import type { FailSafe, LoadSettings, Mode, TargetSettings } from '../../domain/site/types.js';
 
 /** The node's properties as the editor saves them (numbers may arrive as text). */
 export interface LoadControlDef {

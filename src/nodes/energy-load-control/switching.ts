@@ -4,7 +4,7 @@ import { shortReason } from '../shared/errors.js';
 import { isAborted, type FlowNodeRuntime } from '../shared/flow-node.js';
 import { decisionMsg, type LoadIds } from './report.js';
 import type { ParsedDef } from './settings.js';
-import type { Evaluation, LoadMemory, LoadSettings } from './types.js';
+import type { Evaluation, LoadMemory, LoadSettings } from '../../domain/site/types.js';
 
 /** What sending a switch change needs of its node. */
 export interface SwitchContext {

@@ -10,6 +10,8 @@ export interface MqttBrokerNode {
   id: string;
   type: string;
   connected?: boolean;
+  /** MQTT.js's connect options as the broker node built them: its Last Will among them. */
+  options?: { will?: { topic?: string; payload?: unknown; retain?: boolean } };
   register(user: BrokerUser): void;
   deregister(user: BrokerUser, done: () => void, autoDisconnect?: boolean): void;
   publish(msg: { topic: string; payload: string; qos: number; retain: boolean }, done?: (err?: unknown) => void): void;
@@ -30,6 +32,15 @@ export function asBroker(node: unknown): MqttBrokerNode | undefined {
   const methods = [b.register, b.deregister, b.publish, b.subscribe, b.unsubscribe];
   return methods.every((m) => typeof m === 'function') ? (b as MqttBrokerNode) : undefined;
 }
+
+/**
+ * The links that announced a bridge topic, per broker node and topic: several energy-mqtt nodes (two keys, say) may share
+ * one base topic and one connection, so the bridge goes offline, or is cleared, only when the last of them leaves.
+ */
+const announced = new Map<string, Set<BrokerLink>>();
+
+/** How long a close waits for the broker to take its last messages (offline, or the removal's empty payloads). */
+const CLOSE_WAIT_MS = 3000;
 
 export interface LinkEvents {
   /** Connected: at start, or back after a loss (everything published so far has just been sent again). */
@@ -54,8 +65,30 @@ export class BrokerLink {
   private up = false;
   private closed = false;
 
-  constructor(private readonly broker: MqttBrokerNode, private readonly ref: string, private readonly events: LinkEvents) {
+  /**
+   * `availabilityTopic`: the bridge's availability, `online` from each connect on, `offline` on close; the broker
+   * node's Last Will should say `offline` there too (`willCovers`), so that a crash shows as well.
+   */
+  constructor(private readonly broker: MqttBrokerNode, private readonly ref: string, private readonly events: LinkEvents, private readonly availabilityTopic: string) {
     this.user = { id: ref, status: () => this.follow() };
+  }
+
+  /** The bridge is online (retained, sent again at every connect) from now on: once there are devices to show. */
+  announce(): void {
+    const key = this.bridgeKey();
+    if (!announced.has(key)) announced.set(key, new Set());
+    announced.get(key)?.add(this);
+    this.publish(this.availabilityTopic, 'online');
+  }
+
+  private bridgeKey(): string {
+    return `${this.broker.id}\u0000${this.availabilityTopic}`;
+  }
+
+  /** True when the broker node's Last Will marks the bridge offline (retained) when the connection dies unannounced. */
+  willCovers(): boolean {
+    const will = this.broker.options?.will;
+    return will?.topic === this.availabilityTopic && String(will.payload) === 'offline' && will.retain === true;
   }
 
   get connected(): boolean {
@@ -95,12 +128,47 @@ export class BrokerLink {
     if (this.subscriptions.delete(topic)) this.broker.unsubscribe(topic, this.ref, true);
   }
 
-  /** Unsubscribes and leaves the broker node (which disconnects with its last user when `removed`). */
-  close(removed: boolean): Promise<void> {
-    if (this.closed) return Promise.resolve();
+  /**
+   * Unsubscribes and leaves the broker node (which disconnects with its last user when `removed`). Before leaving,
+   * while connected: on a stop or redeploy the bridge is marked offline; when the node is removed, every retained
+   * topic it published is cleared (discovery first, so Home Assistant removes its devices), the bridge's too. The
+   * bridge's topic only when no other node still announces it on that broker.
+   */
+  async close(removed: boolean): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     for (const topic of [...this.subscriptions]) this.unsubscribe(topic);
-    return new Promise((resolve) => this.broker.deregister(this.user, resolve, removed));
+    const sharing = announced.get(this.bridgeKey());
+    const wasAnnounced = sharing?.delete(this) === true;
+    const lastOfBridge = wasAnnounced && sharing?.size === 0;
+    if (lastOfBridge) announced.delete(this.bridgeKey());
+    if (this.up && wasAnnounced) {
+      const own = [...this.latest.keys()].filter((t) => t !== this.availabilityTopic);
+      const last: Array<[string, string]> = removed ? own.map((t): [string, string] => [t, '']) : [];
+      if (lastOfBridge) last.push([this.availabilityTopic, removed ? '' : 'offline']);
+      await this.sendAll(last);
+    }
+    await new Promise<void>((resolve) => this.broker.deregister(this.user, resolve, removed));
+  }
+
+  /** Sends each and resolves once the broker has taken them all, or after CLOSE_WAIT_MS. */
+  private sendAll(messages: Array<[string, string]>): Promise<void> {
+    return new Promise((resolve) => {
+      let left = messages.length;
+      const timer = setTimeout(resolve, CLOSE_WAIT_MS);
+      const one = (): void => {
+        left -= 1;
+        if (left === 0) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      if (left === 0) {
+        clearTimeout(timer);
+        return resolve();
+      }
+      for (const [topic, payload] of messages) this.broker.publish({ topic, payload, qos: 1, retain: true }, one);
+    });
   }
 
   private follow(): void {

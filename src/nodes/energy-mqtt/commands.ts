@@ -1,7 +1,7 @@
 import type { NodeMessage } from 'node-red';
 import { EnergyApiError, type Device, type EnergyApiClient } from '../../api/index.js';
-import { parseCommand, switchToControl } from '../energy-switch-control/command.js';
-import type { SwitchTransactions } from '../energy-switch-control/switch-transactions.js';
+import { parseCommand, switchToControl } from '../../domain/site/switch-command.js';
+import type { SwitchTransactions } from '../../domain/site/switch-transactions.js';
 import { isAborted } from '../shared/flow-node.js';
 import { OVERRIDE_CHOICES, type LoadControlView, type OverrideChoice } from '../shared/load-control-registry.js';
 import { describeValue } from '../shared/msg-guard.js';

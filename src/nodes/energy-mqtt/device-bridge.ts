@@ -1,16 +1,21 @@
-import type { Device } from '../../api/index.js';
-import type { SiteMember } from '../energy-load-control/site.js';
+import type { Device, SwitchState } from '../../api/index.js';
+import type { SiteMember } from '../../domain/site/site.js';
 import type { LoadControlRegistry } from '../shared/load-control-registry.js';
 import type { BrokerLink } from './broker-link.js';
 import { runSwitchCommand, type CommandHost } from './commands.js';
 import { DeviceEnergy, type EnergyHost } from './device-energy.js';
 import { LoadControls } from './load-controls.js';
-import { devicePayload } from './discovery.js';
+import { devicePayload, type BridgeInfo } from './discovery.js';
 import type { MqttSettings } from './settings.js';
 import { availability, powerReadings, switchAttributes, switchState } from './states.js';
 import { discoveryTopic, DeviceTopics, memberNumber } from './topics.js';
 import { energyLayout } from './totals.js';
 
+/**
+ * A switch changed elsewhere (on the device, from an app, by another node) shows in Home Assistant within a
+ * minute: a device with switches is read this often (at every power read at the default 60 s), others every 5 minutes.
+ */
+export const SWITCH_SYNC_MS = 55_000;
 /** The key's requests left today are published at most this often. */
 const BUDGET_EVERY_MS = 60_000;
 
@@ -18,8 +23,11 @@ export interface BridgeHost extends Omit<CommandHost, 'lastKnown' | 'seen'>, Omi
   settings: MqttSettings;
   link: BrokerLink;
   registry: LoadControlRegistry;
-  /** The key's requests left today. */
+  /** The key's requests left today, and where they are published (one topic for the key). */
   budget(): number;
+  budgetTopic: string;
+  /** The bridge device the devices hang from, and its availability topic. */
+  bridge: BridgeInfo;
   /** A shared read went through (clears a read problem from the status). */
   readOk(): void;
   /** Timers cleared when the node closes. */
@@ -39,6 +47,7 @@ export class DeviceBridge {
   private readonly loads: LoadControls;
   private readonly subscribed = new Set<string>();
   private newestShortS?: number;
+  private deviceReadAt?: number;
   private budgetAt?: number;
   /** A shared read failed in the cycle now being watched: the problem stands (its status and one warning). */
   private readFailed = false;
@@ -55,7 +64,7 @@ export class DeviceBridge {
       intervalS: host.settings.intervalS,
       // The newest entry is all the power readings need; a device may report as seldom as every 295 s.
       windowS: 600,
-      needsSwitchRead: () => false,
+      needsSwitchRead: () => this.device.switches.length > 0 && (this.deviceReadAt === undefined || host.now() - this.deviceReadAt >= SWITCH_SYNC_MS),
       pendingSince: () => undefined,
       input: (_measuring, fresh, site) => {
         this.watch(fresh, site.entries);
@@ -88,6 +97,18 @@ export class DeviceBridge {
     return this.energy.settled();
   }
 
+  /** A command for one of its switches starts going to the device: HA's attributes show it pending until the outcome. */
+  showPending(switchId: string, target: SwitchState): void {
+    const index = this.device.switches.findIndex((s) => s.id === switchId);
+    if (index < 0 || this.closed) return;
+    const sw = this.device.switches[index];
+    this.host.link.publish(this.topics.switchAttributes(memberNumber(sw.id, index)), switchAttributes({ ...sw, pending: { state: target } }, null, target));
+  }
+
+  owns(switchId: string): boolean {
+    return this.device.switches.some((s) => s.id === switchId);
+  }
+
   close(): void {
     this.closed = true;
     this.loads.stop();
@@ -99,6 +120,7 @@ export class DeviceBridge {
   private watch(fresh: Device | undefined, entries: Parameters<typeof powerReadings>[0]): void {
     if (this.closed) return;
     if (fresh) {
+      this.deviceReadAt = this.host.now();
       this.device = fresh;
       this.energy.update(fresh);
       this.publishDiscovery();
@@ -121,12 +143,12 @@ export class DeviceBridge {
 
   private publishBudget(): void {
     this.budgetAt = this.host.now();
-    this.host.link.publish(this.topics.budget, String(this.host.budget()));
+    this.host.link.publish(this.host.budgetTopic, String(this.host.budget()));
   }
 
   private publishDiscovery(): void {
     if (!this.host.settings.discovery) return;
-    const payload = devicePayload(this.device, this.topics, this.host.registry.driving(this.device.id));
+    const payload = devicePayload(this.device, this.topics, this.host.registry.driving(this.device.id), this.host.bridge);
     const topic = discoveryTopic(this.host.settings.discoveryPrefix, this.device.id);
     this.host.link.publish(topic, JSON.stringify(payload));
   }

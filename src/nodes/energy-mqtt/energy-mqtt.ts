@@ -1,21 +1,23 @@
 import type { Node, NodeAPI, NodeMessageInFlow } from 'node-red';
-import { EnergyApiError } from '../../api/index.js';
-import { siteGroup } from '../energy-load-control/site.js';
-import { persistentStore } from '../energy-load-control/persist.js';
-import { SwitchTransactions } from '../energy-switch-control/switch-transactions.js';
+import { BrokerError, EnergyApiError } from '../../api/index.js';
+import { siteGroup } from '../../domain/site/site.js';
+import { persistentStore } from '../shared/context-store.js';
+import { SwitchTransactions } from '../../domain/site/switch-transactions.js';
 import { toError } from '../shared/errors.js';
 import { FlowNodeRuntime } from '../shared/flow-node.js';
 import { loadControlRegistry } from '../shared/load-control-registry.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { describeValue } from '../shared/msg-guard.js';
 import { attachDailyCost } from '../shared/request-cost.js';
+import './request-cost.js';
 import { asBroker, BrokerLink, type MqttBrokerNode } from './broker-link.js';
 import { DeviceBridge, type BridgeHost } from './device-bridge.js';
 import { isPermanent, resolveDevices } from './devices.js';
 import { migrations } from './migrations.js';
 import { MqttNodeStatus } from './node-status.js';
 import { parseSettings, type EnergyMqttDef, type MqttSettings } from './settings.js';
-import { haStatusTopic } from './topics.js';
+import { bridgeIdentifier, bridgePayload, type BridgeInfo } from './discovery.js';
+import { bridgeAvailabilityTopic, discoveryTopic, haStatusTopic, keyBudgetTopic } from './topics.js';
 import { TotalsStore } from './totals-store.js';
 
 /** As energy-switch-control's default: a switch command not confirmed by then is reported as such. */
@@ -33,7 +35,8 @@ export = function (RED: NodeAPI): void {
     const node = this;
     const rt = new FlowNodeRuntime(RED, node, def);
     let deviceCount: number | undefined;
-    attachDailyCost(RED, node, def, () => ({ nowMs: rt.now(), deviceCount }));
+    let switchDevices: number | undefined;
+    attachDailyCost(RED, node, def, () => ({ nowMs: rt.now(), deviceCount, switchDevices }));
     const t = (key: string, values?: Record<string, string | number>): string => RED._(`energy-mqtt.${key}`, values);
 
     const status = new MqttNodeStatus(rt, node, t);
@@ -59,20 +62,23 @@ export = function (RED: NodeAPI): void {
     const totals = new TotalsStore(node, store);
     const bridges: DeviceBridge[] = [];
     let fatal: unknown;
+    const bridge: BridgeInfo = { keyHint: client.key, availabilityTopic: bridgeAvailabilityTopic(settings.baseTopic) };
+    const budgetTopic = keyBudgetTopic(settings.baseTopic, client.key);
     const link = new BrokerLink(broker, node.id, {
       up: () => status.up(),
       down: () => status.down(),
-      failed: (topic, err) => status.failed(new Error(`the broker refused a publish to ${topic}: ${toError(err).message}`)),
-    });
+      failed: (topic, err) => status.failed(new BrokerError(`the broker refused a publish to ${topic}: ${toError(err).message}`)),
+    }, bridge.availabilityTopic);
     const transactions = new SwitchTransactions({
       client: () => rt.client(), call: rt.call, now: rt.now, setTimer: (fn, ms) => rt.setTimer(fn, ms), clearTimer: (tm) => rt.clearTimer(tm),
-      onSending: () => undefined,
+      // HA's switch keeps its confirmed state meanwhile: its attributes say what is on its way.
+      onSending: (switchId, target) => bridges.find((b) => b.owns(switchId))?.showPending(switchId, target),
       warnUncertain: (reason) => node.warn(t('errors.writeUncertain', { reason })),
     }, SWITCH_TIMEOUT_S * 1000);
     const host: BridgeHost = {
       client: () => rt.client(), call: rt.call, now: rt.now, settings, link, store: totals, transactions, timeoutS: SWITCH_TIMEOUT_S,
       registry: loadControlRegistry(client),
-      budget: () => client.rateLimitState().dailyRemaining,
+      budget: () => client.rateLimitState().dailyRemaining, budgetTopic, bridge,
       publish: (topic, payload, force) => link.publish(topic, payload, force),
       failed: (err) => status.failed(err),
       readOk: () => status.ok(),
@@ -87,6 +93,11 @@ export = function (RED: NodeAPI): void {
         if (uninitialised.length > 0) node.warn(t('errors.uninitialised', { devices: uninitialised.join(', ') }));
         if (rt.closed) return;
         deviceCount = devices.length + uninitialised.length;
+        switchDevices = devices.filter((d) => d.switches.length > 0).length;
+        link.announce();
+        if (settings.discovery) {
+          link.publish(discoveryTopic(settings.discoveryPrefix, bridgeIdentifier(client.key)), JSON.stringify(bridgePayload(bridge, budgetTopic)));
+        }
         status.devices = devices.length;
         for (const device of devices) {
           const bridge = new DeviceBridge(host, device);
@@ -116,6 +127,8 @@ export = function (RED: NodeAPI): void {
         if (!packet.retain && payload.trim() === 'online') link.resend();
       });
     }
+    // Without the broker's Last Will on the bridge's topic, HA would not see Node-RED crash or lose the network.
+    if (!link.willCovers()) node.warn(t('errors.noWill', { topic: bridge.availabilityTopic }));
     link.start();
     status.show();
     rt.setTimer(() => { if (!status.connected) status.down(); }, FIRST_CONNECT_MS);

@@ -1,5 +1,5 @@
 import { deviceFacts, type Device, type Switch } from '../../api/index.js';
-import type { ShortEntry } from '../energy-load-control/types.js';
+import type { ShortEntry } from '../../domain/site/types.js';
 import { OFF, ON } from './discovery.js';
 import type { EnergyLayout } from './totals.js';
 

@@ -24,6 +24,16 @@ export function memberNumber(id: string, index: number): number {
   return m ? Number(m[1]) : index + 1;
 }
 
+/** Node-RED's own availability under a base topic: `online` while connected, `offline` on close and (by the broker's Last Will) on a crash. */
+export function bridgeAvailabilityTopic(baseTopic: string): string {
+  return `${baseTopic}/bridge/availability`;
+}
+
+/** The key's requests left today (one topic per key, whatever device reads it). */
+export function keyBudgetTopic(baseTopic: string, keyHint: string): string {
+  return `${baseTopic}/bridge/key_${keyHint.replace(/[^A-Za-z0-9]/g, '')}/api_budget`;
+}
+
 export type SiteTotal = 'grid_imported' | 'grid_exported' | 'solar_produced';
 
 export class DeviceTopics {
@@ -34,7 +44,6 @@ export class DeviceTopics {
   }
 
   get availability(): string { return `${this.root}/availability`; }
-  get budget(): string { return `${this.root}/api_budget`; }
   /** JSON attributes of every energy total: the newest record counted and the late records still expected. */
   get energyAttributes(): string { return `${this.root}/energy/attributes`; }
   power(channel: number): string { return `${this.root}/channel/${channel}/power`; }

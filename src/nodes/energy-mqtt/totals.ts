@@ -117,10 +117,21 @@ function add(joules: Record<string, number>, entry: EnergyEntry, layout: EnergyL
     bump(channelTotal(number, 'imported'), imported);
     bump(channelTotal(number, 'exported'), exported);
   }
-  for (const index of layout.grid) {
-    const { imported, exported } = part(index);
+  if (layout.grid.length === 1) {
+    // One phase: its positive and negative parts, which the device itself measures within the 5 minutes.
+    const { imported, exported } = part(layout.grid[0]);
     bump('grid_imported', imported);
     bump('grid_exported', exported);
+  } else if (layout.grid.length > 1) {
+    // Several phases: netted across the phases per record, as a meter bills (one phase exporting while another imports
+    // is not an export). The 5-minute record is the finest the service gives for every phase at once: within it, when
+    // one phase exported and another imported cannot be told, so each phase enters with its net energy of the 5 minutes.
+    const net = layout.grid.reduce((sum, index) => {
+      const { imported, exported } = part(index);
+      return sum + imported - exported;
+    }, 0);
+    bump('grid_imported', Math.max(0, net));
+    bump('grid_exported', Math.max(0, -net));
   }
   // Solar generation measures what the panels produce: its positive part (the inverter's standby draw, if metered, is the negative one).
   for (const index of layout.solar) bump('solar_produced', part(index).imported);

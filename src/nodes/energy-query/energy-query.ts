@@ -7,17 +7,18 @@ import { commonKey } from '../shared/i18n.js';
 import { resolveTimezone } from '../shared/timezone.js';
 import { FlowNodeRuntime, type InputContext } from '../shared/flow-node.js';
 import { FollowQueue, FollowStore, followKey, followWindow, isCompleteBucket, selectNew } from './follow.js';
-import { ChartBuilder, chartSeries, seriesNames, type ChartSeries } from './outputs.js';
-import { readChartOptions, type ChartDef } from './chart-settings.js';
-import { inSlices, nextTurn } from './chunks.js';
-import { chartMessage, pageMessage, splitMessages } from './messages.js';
-import { chartPlacement, readPeriod, shiftOf } from './periods.js';
+import { ChartBuilder, chartSeries, seriesNames, type ChartSeries } from '../../domain/entries/outputs.js';
+import { readChartOptions, xAxisNote, type ChartDef } from '../../domain/entries/chart-settings.js';
+import { inSlices, nextTurn } from '../../domain/entries/chunks.js';
+import { chartMessage, pageMessage, splitMessages } from '../shared/query-messages.js';
+import { chartPlacement, readPeriod, shiftOf } from '../../domain/entries/periods.js';
 import { maxRequestsOf } from '../shared/request-budget.js';
-import { OUTPUT_FORMATS, catchUpSeconds, readSettings, resolveRange, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from './query-settings.js';
+import { OUTPUT_FORMATS, catchUpSeconds, readSettings, resolveRange, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from '../shared/query-settings.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
 import { shortRetentionClip } from './clipped.js';
 import { attachDailyCost } from '../shared/request-cost.js';
+import './request-cost.js';
 import { nodeClock } from '../shared/clock.js';
 
 type QueryInMsg = NodeMessageInFlow & QueryMsg & Record<string, unknown>;
@@ -151,7 +152,7 @@ export = function (RED: NodeAPI): void {
       if (ctx.signal.aborted) return;
       // The live service's coarse buckets cover their periods 5 minutes early: the axis says so.
       const shifted = shiftOf(r.settings.kind, r.settings.granularity, ctx.client.longWindow());
-      chartMessage(msg, chart, follow, shifted ? { xAxis: { name: RED._('energy-query.chart.shifted', { period: RED._(`energy-query.chart.periods.${r.settings.granularity}`) }) } } : {});
+      chartMessage(msg, chart, follow, shifted ? { xAxis: xAxisNote(RED._('energy-query.chart.shifted', { period: RED._(`energy-query.chart.periods.${r.settings.granularity}`) })) } : {});
       if (!follow || anyEntries) send(msg);
     }
 

@@ -1,6 +1,6 @@
 import { EnergyApiError, GRANULARITIES, MAX_TIMESTAMP_S, checkDeviceId } from '../../api/index.js';
 import { describeValue } from '../shared/msg-guard.js';
-import { nextTurn } from '../energy-query/chunks.js';
+import { nextTurn } from '../../domain/entries/chunks.js';
 import { ELECTRIC_FIELDS, ENERGY_FIELDS, kwName, kwhName, type RowValues, type StoreBatch } from './fields.js';
 
 /** Entries checked between two turns of the event loop. */
@@ -72,16 +72,33 @@ function deviceOf(msg: EntriesMsg): string {
 
 type Values = Array<number | null>;
 
+/** One field's channel values, with the name the entry gave it. */
+interface Field {
+  name: string;
+  values: Values;
+}
+
 /** The channel values of one field, from Joules or from the kWh or kW the query converted them to. */
-function joulesOf(entry: Record<string, unknown>, field: string, duration: number, at: string): Values | undefined {
+function joulesOf(entry: Record<string, unknown>, field: string, duration: number, at: string): Field | undefined {
   const sources: Array<[string, number]> = [[field, 1], [kwhName(field), 3_600_000], [kwName(field), 1000 * duration]];
   for (const [name, factor] of sources) {
     if (entry[name] === undefined) continue;
     // The service's Joules are whole (spec 2.13): a kWh or kW value turned back is rounded to them, so a
     // re-read in another unit finds the same row unchanged instead of one off by float noise.
-    return numbers(entry[name], `${at}.${name}`).map((v) => (v === null ? null : factor === 1 ? v : Math.round(v * factor)));
+    return { name, values: numbers(entry[name], `${at}.${name}`).map((v) => (v === null ? null : factor === 1 ? v : Math.round(v * factor))) };
   }
   return undefined;
+}
+
+/** Every field holds one value per channel: arrays of different lengths would be stored as rows with holes. */
+function channelCount(fields: ReadonlyArray<Field | undefined>, at: string): number {
+  const present = fields.filter((f): f is Field => f !== undefined);
+  const first = present[0];
+  const other = present.find((f) => f.values.length !== first.values.length);
+  if (other) {
+    throw bad(`${at}: its channel arrays differ in length (${first.name} has ${first.values.length} values, ${other.name} ${other.values.length}): every field holds one value per channel`);
+  }
+  return first.values.length;
 }
 
 function numbers(value: unknown, at: string): Values {
@@ -118,14 +135,13 @@ function rowsOf(raw: unknown, i: number): { ts: number; rows: RowValues[] } {
   }
   const energy = ENERGY_FIELDS.map(([field]) => joulesOf(entry, field, duration, at));
   if (energy[0] === undefined) throw bad(`${at} has no real energy (eReal, eRealKwh or pRealKw): it is not an energy entry`);
-  const fields = energy.concat(ELECTRIC_FIELDS.map(([field]) => (entry[field] === undefined ? undefined : numbers(entry[field], `${at}.${field}`))));
-  let channels = 0;
-  for (const v of fields) if (v && v.length > channels) channels = v.length;
+  const fields = energy.concat(ELECTRIC_FIELDS.map(([field]) => (entry[field] === undefined ? undefined : { name: field, values: numbers(entry[field], `${at}.${field}`) })));
+  const channels = channelCount(fields, at);
   const hz = typeof frequency === 'number' ? frequency : null;
   const rows: RowValues[] = [];
   for (let c = 0; c < channels; c += 1) {
     const row: RowValues = [c + 1, ts, duration, hz];
-    for (const v of fields) row.push(v?.[c] ?? null);
+    for (const f of fields) row.push(f?.values[c] ?? null);
     rows.push(row);
   }
   return { ts, rows };

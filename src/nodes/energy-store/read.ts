@@ -1,14 +1,15 @@
 import type { NodeMessage } from 'node-red';
-import { EnergyApiError, checkDeviceId, floorToBucket, type Device, type EnergyEntry, type Granularity } from '../../api/index.js';
+import { EnergyApiError, RECORD_S, checkDeviceId, floorToBucket, type Device, type EnergyEntry, type Granularity } from '../../api/index.js';
 import { describeValue } from '../shared/msg-guard.js';
-import { readSettings, resolveRange, OUTPUT_FORMATS, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from '../energy-query/query-settings.js';
-import { readChartOptions } from '../energy-query/chart-settings.js';
-import { ChartBuilder, seriesNames } from '../energy-query/outputs.js';
-import { chartMessage, pageMessage, splitMessages, type BaseMessage } from '../energy-query/messages.js';
-import { inSlices, nextTurn } from '../energy-query/chunks.js';
+import { readSettings, resolveRange, OUTPUT_FORMATS, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from '../shared/query-settings.js';
+import { readChartOptions } from '../../domain/entries/chart-settings.js';
+import { ChartBuilder, seriesNames } from '../../domain/entries/outputs.js';
+import { chartMessage, pageMessage, splitMessages, type BaseMessage } from '../shared/query-messages.js';
+import { inSlices, nextTurn } from '../../domain/entries/chunks.js';
 import { entriesFromRows, type EntryShape } from './assemble.js';
 import { bucketsOf, nextBoundary } from './buckets.js';
 import type { StoreBackend, StreamKey } from './backends/types.js';
+import { stampedAt } from './backends/stamps.js';
 
 /** What a read needs from the node. */
 export interface ReadContext {
@@ -56,7 +57,7 @@ export async function answerRead(ctx: ReadContext): Promise<ReadResult> {
   if (settings.query !== 'range') {
     const edgeKey = { ...key, granularity: settings.kind === 'short' ? '' : '5m' };
     const ts = await ctx.backend.edge(edgeKey, settings.query === 'first' ? 'first' : 'latest');
-    const entries = ts === undefined ? [] : entriesFromRows(await ctx.backend.readRows({ ...edgeKey, fromTs: ts, toTs: ts + 1 }), shape);
+    const entries = ts === undefined ? [] : entriesFromRows(await ctx.backend.readRows({ ...edgeKey, ...stampedAt(edgeKey.kind, ts) }), shape);
     describe(msg, deviceId, settings, timezone, undefined, undefined);
     msg.payload = entries[0] ?? null;
     ctx.send(msg);
@@ -112,9 +113,11 @@ async function planPages(backend: StoreBackend, key: StreamKey, fromTs: number, 
     const latest = await backend.edge(key, 'latest');
     if (ownFirst === undefined || latest === undefined) return { pages: [], source: key };
     const step = WINDOW_S[key.kind === 'short' ? 'short' : key.granularity] ?? WINDOW_S['5m'];
+    [fromTs, toTs] = wholeRecords(key, fromTs, toTs);
     const pages: Page[] = [];
     const end = Math.min(toTs, latest + 1);
-    for (let lo = fromTs + Math.max(0, Math.floor((ownFirst - fromTs) / step)) * step; lo < end; lo += step) {
+    // Windows hold [lo, hi) of short energy and (lo, hi] of long energy (see stampBounds); the first holds ownFirst.
+    for (let lo = fromTs + Math.max(0, Math.floor((ownFirst - 1 - fromTs) / step)) * step; lo < end; lo += step) {
       const hi = Math.min(lo + step, toTs);
       pages.push(async () => entriesFromRows(await backend.readRows({ ...key, fromTs: lo, toTs: hi }), shape));
     }
@@ -134,6 +137,15 @@ async function planPages(backend: StoreBackend, key: StreamKey, fromTs: number, 
     pages.push(async () => entriesFromRows(await backend.readBuckets(source, chunk), shape));
   }
   return { pages, source };
+}
+
+/**
+ * The range a long read answers, in whole 5-minute records as energy-query reads them: only periods
+ * that lie inside [fromTs, toTs). Short energy is read by stamp, as asked.
+ */
+function wholeRecords(key: StreamKey, fromTs: number, toTs: number): [number, number] {
+  if (key.kind === 'short') return [fromTs, toTs];
+  return [Math.ceil(fromTs / RECORD_S) * RECORD_S, Math.max(Math.ceil(fromTs / RECORD_S), Math.floor(toTs / RECORD_S)) * RECORD_S];
 }
 
 function describe(msg: Record<string, unknown>, deviceId: string, s: QuerySettings, timezone: string, fromTs: number | undefined, toTs: number | undefined): void {

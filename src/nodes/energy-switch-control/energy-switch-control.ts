@@ -1,12 +1,13 @@
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
 import type { SwitchState } from '../../api/index.js';
 import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
-import { parseCommand, stateLabel, switchIdFor, switchToControl } from './command.js';
-import type { JobOutcome } from './switch-lane.js';
-import { SwitchTransactions } from './switch-transactions.js';
+import { parseCommand, stateLabel, switchIdFor, switchToControl } from '../../domain/site/switch-command.js';
+import type { JobOutcome } from '../../domain/site/switch-lane.js';
+import { SwitchTransactions } from '../../domain/site/switch-transactions.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
 import { attachDailyCost } from '../shared/request-cost.js';
+import './request-cost.js';
 import { nodeClock } from '../shared/clock.js';
 
 interface SwitchControlDef extends FlowNodeDef {

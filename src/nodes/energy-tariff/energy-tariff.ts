@@ -1,14 +1,9 @@
-import type { Node, NodeAPI, NodeDef } from 'node-red';
+import type { NodeAPI, NodeDef } from 'node-red';
+import type { EnergyTariffConfigNode } from '../shared/config-types.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
-import { buildTariff, type Tariff, type TariffDef } from './tariff.js';
+import { buildTariff, type TariffDef } from '../../domain/pricing/tariff.js';
 
-/** What energy-cost sees of its tariff config node. */
-export interface EnergyTariffConfigNode extends Node {
-  tariff?: Tariff;
-  /** Why the tariff is unusable, in the user's words. */
-  problem?: string;
-}
 
 export = function (RED: NodeAPI): void {
   function EnergyTariffNode(this: EnergyTariffConfigNode, def: NodeDef & TariffDef): void {

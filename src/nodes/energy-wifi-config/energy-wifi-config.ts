@@ -3,11 +3,12 @@ import type { Device } from '../../api/index.js';
 import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { commonKey } from '../shared/i18n.js';
 import { assertPlainData } from '../shared/msg-guard.js';
-import { DevicePoller, timerSleep } from '../shared/device-poller.js';
+import { DevicePoller, timerSleep } from '../../domain/site/device-poller.js';
 import { parseWifiRequest, scrubPayload, wifiApplied, wifiResult, withoutPsk, type WifiRequest } from './wifi-request.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
 import { attachDailyCost } from '../shared/request-cost.js';
+import './request-cost.js';
 import { nodeClock } from '../shared/clock.js';
 
 interface WifiConfigDef extends FlowNodeDef {

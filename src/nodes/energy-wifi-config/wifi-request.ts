@@ -1,4 +1,4 @@
-import { EnergyApiError, isWpaPsk, WPA_PSK_RULE, type Device } from '../../api/index.js';
+import { EnergyApiError, isWpaPsk, ssidLengthProblem, WPA_PSK_RULE, type Device } from '../../api/index.js';
 
 /**
  * Reading msg.payload and shaping the output. The device rules (6MW series only, firmware, SSID
@@ -27,6 +27,8 @@ export function parseWifiRequest(payload: unknown, credentialPsk: string | undef
     if (psk) throw EnergyApiError.invalid('msg.payload: to turn WiFi off send both ssid and psk as empty strings');
     return { ssid: '', psk: '', wifiOff: true };
   }
+  const tooLong = ssidLengthProblem(ssid);
+  if (tooLong) throw EnergyApiError.invalid(`msg.payload.ssid ${tooLong}`);
   const secret = typeof psk === 'string' && psk !== '' ? psk : credentialPsk;
   if (!secret) {
     throw EnergyApiError.invalid(`no PSK for network "${ssid}": send msg.payload.psk or set the node's password`);

@@ -1,7 +1,8 @@
 import type { NodeAPI } from 'node-red';
 
-/** Milliseconds since the epoch, as the package's nodes and their client read the time. */
-export type Now = () => number;
+import type { Now } from '../../domain/clock.js';
+
+export type { Now };
 
 /**
  * The clock of the package's nodes: the wall clock, unless Node-RED's settings give

@@ -1,6 +1,7 @@
 import type { Node } from 'node-red';
 import type { EnergyApiClient, KeyStatus } from '../../api/index.js';
-import type { BudgetReport } from '../energy-api/daily-budget.js';
+import type { Tariff } from '../../domain/pricing/tariff.js';
+import type { BudgetReport } from './daily-budget.js';
 
 /** What a flow node sees of its `energy-api` config node. */
 export interface EnergyApiConfigNode extends Node {
@@ -16,4 +17,11 @@ export interface EnergyApiConfigNode extends Node {
   dailyBudget?(): BudgetReport;
   register(user: Node): void;
   deregister(user: Node, done?: () => void): void;
+}
+
+/** What energy-cost and energy-load-control see of an `energy-tariff` config node. */
+export interface EnergyTariffConfigNode extends Node {
+  tariff?: Tariff;
+  /** Why the tariff is unusable, in the user's words. */
+  problem?: string;
 }

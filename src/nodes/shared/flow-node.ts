@@ -24,7 +24,7 @@ export interface InputContext<M extends NodeMessageInFlow = NodeMessageInFlow> {
   config: EnergyApiConfigNode;
   /** Aborted when the node closes (redeploy, stop). */
   signal: AbortSignal;
-  /** Options for every client call: `signal`, and a yellow status while a request is retried. */
+  /** Options for every client call: `signal`, and a yellow status while a request is retried or waits after a 429. */
   call: NodeCallOptions;
 }
 
@@ -39,6 +39,8 @@ type MessageHandler<M extends NodeMessageInFlow> = (ctx: MessageContext<M>) => P
 export interface RuntimeOptions {
   /** False for a node that never talks to the energy API (no energy-api config node). Default true. */
   api?: boolean;
+  /** The status a failure shows (undefined: the status stays as it is); default a red ring with the short reason. */
+  errorStatus?: (err: unknown) => NodeStatus | undefined;
 }
 
 /**
@@ -62,10 +64,15 @@ export class FlowNodeRuntime {
     private readonly RED: NodeAPI,
     readonly node: Node,
     private readonly def: FlowNodeDef,
-    options: RuntimeOptions = {},
+    private readonly options: RuntimeOptions = {},
   ) {
     this.now = nodeClock(RED);
-    const retries = new RetryStatus((attempt) => RED._(commonKey('status.retrying'), { attempt }), () => this.shown, (s) => this.status(s));
+    const retries = new RetryStatus(
+      (attempt) => RED._(commonKey('status.retrying'), { attempt }),
+      () => RED._(commonKey('status.rateLimited')),
+      () => this.shown,
+      (s) => this.status(s),
+    );
     this.call = { signal: this.aborter.signal, onRetry: retries.onRetry };
     this.config = (def.api ? (RED.nodes.getNode(def.api) as EnergyApiConfigNode | null) : null) ?? null;
     if (options.api === false) {
@@ -158,7 +165,8 @@ export class FlowNodeRuntime {
   }
 
   error(err: unknown): void {
-    this.status({ fill: 'red', shape: 'ring', text: shortReason(err) });
+    const shown = this.options.errorStatus ? this.options.errorStatus(err) : { fill: 'red' as const, shape: 'ring' as const, text: shortReason(err) };
+    if (shown) this.status(shown);
   }
 
   /** setTimeout that is cleared on close and never fires after it. */

@@ -2,6 +2,7 @@ import { MEASUREMENT, VALUE_COLUMNS, type RowValues, type StoreBatch } from '../
 import type { Bucket } from '../buckets.js';
 import { messageOf, refused, unreachable } from './errors.js';
 import { influxString, lineBodies } from './line-protocol.js';
+import { stampBounds } from './stamps.js';
 import type { RowRange, StoreBackend, StreamKey, Watermark, WriteResult } from './types.js';
 
 export type InfluxApi = 'v1' | 'v2' | 'v3';
@@ -95,7 +96,8 @@ export class InfluxBackend implements StoreBackend {
 
   async readRows(r: RowRange): Promise<RowValues[]> {
     const columns = ['duration', 'frequency', ...VALUE_COLUMNS];
-    const [result] = await this.query(`SELECT ${columns.map(ident).join(', ')} FROM ${MEASUREMENT} WHERE ${where(r)} AND time >= ${r.fromTs}s AND time < ${r.toTs}s GROUP BY "channel"`);
+    const { above, upTo } = stampBounds(r.kind);
+    const [result] = await this.query(`SELECT ${columns.map(ident).join(', ')} FROM ${MEASUREMENT} WHERE ${where(r)} AND time ${above} ${r.fromTs}s AND time ${upTo} ${r.toTs}s GROUP BY "channel"`);
     const rows: RowValues[] = [];
     for (const s of result?.series ?? []) {
       const channel = Number(s.tags?.channel);

@@ -130,7 +130,7 @@ export class PostgresBackend implements StoreBackend {
   }
 
   readRows(r: RowRange): Promise<RowValues[]> {
-    return this.run(async (c) => numbers((await c.query({ text: selectRows('postgres'), values: [r.device, r.kind, r.granularity, r.fromTs, r.toTs], rowMode: 'array' })).rows));
+    return this.run(async (c) => numbers((await c.query({ text: selectRows('postgres', r.kind), values: [r.device, r.kind, r.granularity, r.fromTs, r.toTs], rowMode: 'array' })).rows));
   }
 
   readBuckets(k: StreamKey, buckets: readonly Bucket[]): Promise<RowValues[]> {

@@ -6,6 +6,8 @@
  */
 import { ALL_COLUMNS, KEY_COLUMNS, TABLE, VALUE_COLUMNS } from '../fields.js';
 import type { Bucket } from '../buckets.js';
+import { stampBounds } from './stamps.js';
+import type { StreamKey } from './types.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export const STREAMS_TABLE = 'energy_streams';
@@ -77,8 +79,9 @@ export const WATERMARKS = `SELECT device, kind, granularity, newest FROM ${STREA
 const SELECTED = ['channel', 'ts', 'duration', 'frequency', ...VALUE_COLUMNS].join(', ');
 const STREAM = 'device = $1 AND kind = $2 AND granularity = $3';
 
-export function selectRows(dialect: Dialect): string {
-  return forDialect(`SELECT ${SELECTED} FROM ${TABLE} WHERE ${STREAM} AND ts >= $4 AND ts < $5 ORDER BY ts, channel`, dialect);
+export function selectRows(dialect: Dialect, kind: StreamKey['kind']): string {
+  const { above, upTo } = stampBounds(kind);
+  return forDialect(`SELECT ${SELECTED} FROM ${TABLE} WHERE ${STREAM} AND ts ${above} $4 AND ts ${upTo} $5 ORDER BY ts, channel`, dialect);
 }
 
 export function selectEdge(dialect: Dialect, which: 'first' | 'latest'): string {

@@ -112,7 +112,7 @@ const ops: Record<string, (...args: never[]) => unknown> = {
   open: (file: string) => open(file),
   write: (batches: PackedBatch[]) => write(batches),
   watermarks: (): Watermark[] => statement(WATERMARKS).all().map((r) => ({ device: String(r.device), kind: r.kind as 'short' | 'long', granularity: String(r.granularity), newest: Number(r.newest) })),
-  readRows: (r: RowRange) => packRows(statement(selectRows('sqlite')).all(r.device, r.kind, r.granularity, r.fromTs, r.toTs).map(arrayOf)),
+  readRows: (r: RowRange) => packRows(statement(selectRows('sqlite', r.kind)).all(r.device, r.kind, r.granularity, r.fromTs, r.toTs).map(arrayOf)),
   readBuckets: (k: StreamKey, buckets: Bucket[]) => packRows((db as Database).prepare(selectBuckets('sqlite', buckets)).all(k.device, k.kind, k.granularity).map(arrayOf)),
   edge: (k: StreamKey, which: 'first' | 'latest') => {
     const ts = statement(selectEdge('sqlite', which)).get(k.device, k.kind, k.granularity)?.ts;

@@ -24,7 +24,7 @@ export interface WriteResult {
   changed?: number[];
 }
 
-/** Entries of a stream with fromTs <= timestamp < toTs (the service's own selection). */
+/** The entries of a stream a read of [fromTs, toTs) answers with: selected by stamp as stampBounds says. */
 export interface RowRange extends StreamKey {
   fromTs: number;
   toTs: number;
@@ -32,7 +32,7 @@ export interface RowRange extends StreamKey {
 
 /**
  * A database behind the store. Every method either does all it was asked or fails with an
- * EnergyApiError whose code says why: STORE_UNREACHABLE (try again later: the batch stays queued),
+ * StoreError whose code says why: STORE_UNREACHABLE (try again later: the batch stays queued),
  * STORE_REFUSED (the database said no: credentials, schema, permissions) or STORE_UNAVAILABLE (this
  * backend cannot run here at all).
  */
@@ -40,7 +40,7 @@ export interface StoreBackend {
   readonly name: string;
   /** Connects, and creates the table (or checks the one there) the first time. */
   open(): Promise<void>;
-  /** Every batch in one transaction (InfluxDB: in one request per backend limit, see README). */
+  /** Every batch in one transaction (InfluxDB: in one request per backend limit, see docs/energy-store.md). */
   write(batches: readonly StoreBatch[]): Promise<WriteResult>;
   watermarks(): Promise<Watermark[]>;
   /** Rows ordered by timestamp, then channel. */

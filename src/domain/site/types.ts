@@ -1,0 +1,157 @@
+/** The decision engine's vocabulary. Pure data: no Node-RED, no client. */
+import type { TargetPeriod } from '../planning/period.js';
+import type { PlanReason, UnitPlan } from '../planning/planner.js';
+import type { RunCount } from '../planning/runtime.js';
+import type { Unit } from '../planning/units.js';
+
+export type Mode = 'threshold' | 'surplus' | 'peak' | 'price';
+export type LoadState = 'on' | 'off';
+export type FailSafe = 'hold' | 'open' | 'closed';
+
+/** A node's properties, parsed and checked (seconds and watts as numbers). */
+export interface LoadSettings {
+  mode: Mode;
+  /** 0-based indexes of the channels that make the measured signal. */
+  channels: number[];
+  /** 0-based index of the channel that measures the load itself. */
+  loadChannel?: number;
+  /** Rated power (W); 0 = unknown until learnt from loadChannel. */
+  loadPower: number;
+  onAbove: number;
+  offBelow: number;
+  margin: number;
+  limit: number;
+  windowS: number;
+  minOnS: number;
+  minOffS: number;
+  /** 0 = no maximum. */
+  maxOffS: number;
+  priority: number;
+  staleAfterS: number;
+  failSafe: FailSafe;
+  dryRun: boolean;
+  /** How long a switch change may stay pending before it counts as timed out. */
+  timeoutS: number;
+  /** A daily run target planned on price (and sun in surplus mode); absent = the mode's rule alone, as before targets. */
+  target?: TargetSettings;
+}
+
+/** `runFor` by `by`, planned in blocks of at least `minBlock`, within `maxPrice`, always at `cheapBelow`. */
+export interface TargetSettings {
+  /** Seconds of running per period; 0 = no target (cheapBelow alone). */
+  runForS: number;
+  /** Local minute of the day the target must be met by (1440 = end of the day). */
+  byMinute: number;
+  minBlockS: number;
+  maxPriceMicros?: number;
+  cheapBelowMicros?: number;
+}
+
+/** A change sent to the device and not yet confirmed. */
+export interface PendingChange {
+  target: LoadState;
+  /** Node-clock ms of the PATCH. */
+  at: number;
+  reason: Reason;
+  signal: number | null;
+}
+
+export interface Override {
+  state: LoadState;
+  /** Node-clock ms; absent = until `auto`. */
+  until?: number;
+}
+
+/** What a load remembers between evaluations; persisted in the node's context. */
+export interface LoadMemory {
+  state?: LoadState;
+  /** Node-clock ms of the last change (the PATCH, or when a change made elsewhere was noticed). */
+  since?: number;
+  /** Node-clock ms when the load was first seen (maxOff counts from here until a change is known). */
+  firstSeen?: number;
+  pending?: PendingChange;
+  override?: Override;
+  /** W, measured on loadChannel while the load drew power. */
+  learntPower?: number;
+  /** Run time toward the target of the current period. */
+  run?: RunCount;
+  /** A block the plan started: it runs until `until` (node-clock ms) whatever a new price list says. */
+  block?: { start: number; until: number; reason: PlanReason };
+}
+
+/** The switch as the device reported it at this evaluation (absent when not read this time). */
+export interface SwitchReading {
+  state: LoadState;
+  /** A change waiting on the device (ours or someone else's). */
+  pending?: LoadState;
+}
+
+/** One short-energy entry as the API returns it (Joules per channel over `duration` s, ending at `timestamp`). */
+export interface ShortEntry {
+  timestamp: number;
+  duration?: number;
+  eReal?: Array<number | null> | unknown;
+}
+
+export type Reason =
+  | 'onAbove' | 'offBelow' // threshold
+  | 'surplus' | 'noSurplus' // surplus
+  | 'belowLimit' | 'overLimit' // peak
+  | 'cheapest' | 'deadline' | 'cheapBelow' | 'tooExpensive' | 'noPrices' // a run target planned on price
+  | 'maxOff' | 'override' | 'failSafe'
+  | 'minOn' | 'minOff' | 'pending' | 'stale' | 'noData' | 'unknownState' | 'steady';
+
+/** What happened to a previously sent change at this evaluation. */
+export type Outcome =
+  | { kind: 'confirmed'; target: LoadState; afterS: number; change: PendingChange }
+  | { kind: 'timedOut'; target: LoadState; afterS: number; change: PendingChange }
+  | { kind: 'adopted'; state: LoadState };
+
+/** One load's evaluation: what it saw, what it decided, and its memory afterwards. */
+export interface Evaluation {
+  at: number;
+  /** The signal the decision compared (W): measured power, available surplus or site import. */
+  signal: number | null;
+  /** Switch on at/above (threshold, surplus) or at/below (peak) this signal. */
+  onAt: number | null;
+  /** Switch off below (threshold, surplus) or above (peak) this signal. */
+  offAt: number | null;
+  /** The load's own draw averaged over the window (W), when measured or estimated. */
+  loadDraw: number | null;
+  state: LoadState | null;
+  pending: boolean;
+  stale: boolean;
+  reason: Reason;
+  /** s until the hold (minOn/minOff) ends; 0 when free. */
+  holdLeftS: number;
+  /** A change to send now. */
+  switchTo?: LoadState;
+  outcomes: Outcome[];
+  memory: LoadMemory;
+  /** The run target's plan, when the load has one. */
+  target?: TargetState;
+}
+
+/** A load's run target at one evaluation: the period, what ran, and the plan for the rest of it. */
+export interface TargetState {
+  period: TargetPeriod;
+  /** The device's zone, for times in the status. */
+  zone: string;
+  runForS: number;
+  /** Seconds run so far in the period. */
+  runS: number;
+  /** Seconds planned from now to the end of the period. */
+  plannedS: number;
+  /** Seconds the target will fall short by, running every unit it may (0 = it can be met). */
+  shortS: number;
+  /** Expected cost of the planned units (micro-units of the currency). */
+  costMicros: number;
+  units: Unit[];
+  plan: UnitPlan[];
+  /** Import price now (micro-units per kWh), null when unknown. */
+  priceMicros: number | null;
+  /** Start (unix s) of the next planned run when the load is not planned on now. */
+  nextStart?: number;
+  /** No slot up to the deadline has a price yet (no price list, no tariff). */
+  noPrices?: boolean;
+}
