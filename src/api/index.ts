@@ -1,5 +1,6 @@
 export * from './types.js';
 export * from './errors.js';
+export * from './error-family.js';
 export { EnergyApiClient, PENDING_POLL_MIN_MS, checkBaseUrl, checkDeviceId } from './client.js';
 export { RangePages, DEFAULT_READ_AHEAD, COLLECT_READ_AHEAD, type PageFetch } from './pages.js';
 export type { CallOptions, RangeCallOptions, PageReadOptions, RangeKind, ClientOptions, Edge, KeyStatus, UpdateOutcome, WaitOptions, WaitOutcome } from './client.js';
@@ -14,6 +15,7 @@ export { lteSignalQuality, wifiSignalQuality, signalQualityLabel, dbmLabel, type
 export { deviceFacts, type DeviceFacts, type SignalFact, type PendingFact } from './device-facts.js';
 export { scaleModbusEntry, isHundredthCounter, MODBUS_METER_FIELDS } from './modbus.js';
 export { supportsModbus, supportsSwitching, isRogowski, isDualTransport, channelCount, firmwareAtLeast, STANDARD_CT_RATINGS, ROGOWSKI_CT_RATING, WIFI_MIN_FIRMWARE } from './models.js';
-export { acquireClient, sharedClientHolders, type ClientLease } from './registry.js';
+export { acquireClient, sharedClientHolders, clientScoped, type ClientLease } from './registry.js';
+export { SharedResources, type Lease } from './shared-resources.js';
 export { SharedLimiter, sharedLimiterId, type SharedLimiterOptions, type SharedStatus, type SharedMode, type SharedFigures } from './shared-limiter.js';
 export type { RequestGate } from './transport.js';

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { EnergyApiClient, checkBaseUrl, type ClientOptions } from './client.js';
+import { SharedResources } from './shared-resources.js';
 
 /** One user's hold on a shared client; `release` is idempotent. */
 export interface ClientLease {
@@ -8,12 +9,24 @@ export interface ClientLease {
   release(): Promise<void>;
 }
 
-interface Entry {
-  client: EnergyApiClient;
-  holders: number;
-}
+const shared = new SharedResources<EnergyApiClient>(async (client) => {
+  scoped.delete(client);
+  await client.close();
+});
+/** What is kept beside each client, by the one who keeps it (see clientScoped). */
+const scoped = new WeakMap<EnergyApiClient, Map<symbol, unknown>>();
 
-const shared = new Map<string, Entry>();
+/**
+ * What the package keeps for a key's client (the site groups of load control, the registry of its
+ * load-control nodes, the editor's device list): made on first use, kept while the client lives and
+ * dropped when its last holder releases it.
+ */
+export function clientScoped<T>(client: EnergyApiClient, key: symbol, create: () => T): T {
+  let kept = scoped.get(client);
+  if (!kept) scoped.set(client, (kept = new Map()));
+  if (!kept.has(key)) kept.set(key, create());
+  return kept.get(key) as T;
+}
 
 /**
  * The key's one client (and so its one rate limiter) in this process, for a base address and key.
@@ -21,31 +34,13 @@ const shared = new Map<string, Entry>();
  * options (tps, tpd, timeouts, clock) build the client; later holders get that client as it is.
  */
 export function acquireClient(options: ClientOptions): ClientLease {
-  const id = registryId(options);
-  let entry = shared.get(id);
-  if (!entry) {
-    entry = { client: new EnergyApiClient(options), holders: 0 };
-    shared.set(id, entry);
-  }
-  entry.holders += 1;
-  const held = entry;
-  let released = false;
-  return {
-    client: held.client,
-    release: async () => {
-      if (released) return;
-      released = true;
-      held.holders -= 1;
-      if (held.holders > 0) return;
-      if (shared.get(id) === held) shared.delete(id);
-      await held.client.close();
-    },
-  };
+  const lease = shared.acquire(registryId(options), () => new EnergyApiClient(options));
+  return { client: lease.value, release: lease.release };
 }
 
 /** How many users hold the shared client of this base address and key (0 when none). */
 export function sharedClientHolders(options: Pick<ClientOptions, 'baseUrl' | 'apiKey'>): number {
-  return shared.get(registryId(options))?.holders ?? 0;
+  return shared.holders(registryId(options));
 }
 
 function registryId({ baseUrl, apiKey }: Pick<ClientOptions, 'baseUrl' | 'apiKey'>): string {

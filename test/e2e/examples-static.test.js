@@ -5,7 +5,7 @@
 // test/e2e/examples-bare.test.js measures the real ones in the editor).
 const assert = require('node:assert/strict');
 const { readExamples, buildDemoFlows } = require('../../scripts/demo-flows');
-const { estimateRequestsPerDay } = require('../../dist/nodes/shared/request-cost.js');
+const { estimateRequestsPerDay } = require('../support/request-costs');
 const { nodeBoxes, overlaps } = require('./layout');
 
 const DEFAULT_TPD = 10000;

@@ -4,7 +4,7 @@
 const assert = require('node:assert/strict');
 const { helper, startSimulator, allNodes, apiConfig, startServer, stopServer, load } = require('../support/env');
 const { SIM_DEVICES } = require('../../dist/simulator');
-const { estimateRequestsPerDay, cronRunsPerDay } = require('../../dist/nodes/shared/request-cost.js');
+const { estimateRequestsPerDay, cronRunsPerDay } = require('../support/request-costs');
 const { nodeRedModule } = require('../support/node-red');
 
 const FROZEN_AT = Date.UTC(2026, 2, 10, 12, 0, 0) / 1000;

@@ -13,7 +13,7 @@ const S1 = `${DEV}_S1`;
 const INITIALISED = Object.values(SIM_DEVICES).filter((id) => id !== SIM_DEVICES.uninitialised && id !== SIM_DEVICES.forbidden);
 
 describe('energy-mqtt: its stated cost per day', function () {
-  const { estimateRequestsPerDay } = require('../../dist/nodes/shared/request-cost.js');
+  const { estimateRequestsPerDay } = require('../support/request-costs');
   const mqtt = { id: 'm', type: 'energy-mqtt', api: 'api', devices: DEV, interval: 60, energyInterval: 300 };
   const lc = (props) => ({ id: 'l', type: 'energy-load-control', api: 'api', deviceId: DEV, switchId: S1, interval: 30, ...props });
 
@@ -138,6 +138,42 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
     await f.send(ctx, 'refresh');
     assert.equal(f.state('switch/1/state'), 'ON', 'the change made elsewhere, one power read (60 s) later');
     assert.equal(f.patches().length, 1, 'the node itself sent nothing');
+  });
+
+  it('Node-RED\'s availability: online once the devices are read, offline when the last node on that bridge topic closes', async function () {
+    const other = { id: 'm-other', type: 'energy-mqtt', name: '', api: 'api', broker: 'broker', devices: SIM_DEVICES.meter3M, discovery: true, discoveryPrefix: f.prefix, baseTopic: f.base, interval: 0, energyInterval: 300, configVersion: 1 };
+    const ctx = await f.setup({}, [other]);
+    await discovery();
+    await discovery(SIM_DEVICES.meter3M);
+    const bridge = `${f.base}/bridge/availability`;
+    await until(() => f.ha.latest(bridge)?.payload === 'online', 'the bridge online');
+    assert.ok(!ctx.warnings.some((w) => /noWill/.test(w)), 'the broker\'s Last Will covers the bridge: no warning');
+    // One of the two nodes redeployed or stopped: the other still stands for the bridge.
+    await helper.getNode('m-other').close(false);
+    await f.received();
+    assert.equal(f.ha.latest(bridge).payload, 'online', 'not offline while another node shares the bridge');
+    await ctx.node.close(false);
+    await until(() => f.ha.latest(bridge)?.payload === 'offline', 'offline when the last one closes');
+  });
+
+  it('a node removed from the flow clears everything it published; a broker without the Last Will is warned of', async function () {
+    const { flow, credentials } = f.flow();
+    const broker = flow.find((n) => n.type === 'mqtt-broker');
+    delete broker.willTopic;
+    await load(NODES(), flow, credentials);
+    const ctx = f.watch();
+    await discovery();
+    await f.send(ctx, 'refresh');
+    assert.ok(ctx.warnings.some((w) => /energy-mqtt\.errors\.noWill/.test(w)), 'a warning names the missing Last Will');
+    const published = new Set(f.ha.messages.filter((m) => !m.topic.endsWith('/__marker')).map((m) => m.topic));
+    await ctx.node.close(true);
+    const late = await connectHomeAssistant(f.broker.url, { prefix: f.prefix, base: f.base });
+    try {
+      await sleep(300);
+      assert.deepEqual(late.messages.filter((m) => published.has(m.topic)).map((m) => m.topic), [], 'nothing of the node stays retained');
+    } finally {
+      await late.end();
+    }
   });
 
   it('a command the device does not confirm in time publishes the real state back with the error', async function () {

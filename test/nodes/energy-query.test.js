@@ -76,9 +76,10 @@ describe('energy-query', function () {
     ctx.out.on('input', listener);
     const before = ctx.statuses.length;
     ctx.node.receive(msg);
-    // Blue (requesting) and yellow "retrying" are on the way; any other status ends the trigger.
-    const retrying = (s) => s.text.endsWith('common.status.retrying');
-    await until(() => ctx.statuses.slice(before).some((s) => s.fill !== 'blue' && !retrying(s)));
+    // Blue (requesting), yellow "retrying" and "rate limited: waiting" (after a 429 on a busy host) are on the way;
+    // any other status ends the trigger.
+    const onTheWay = (s) => s.text.endsWith('common.status.retrying') || s.text.endsWith('common.status.rateLimited');
+    await until(() => ctx.statuses.slice(before).some((s) => s.fill !== 'blue' && !onTheWay(s)));
     await pause(30);
     ctx.out.off('input', listener);
     return got;

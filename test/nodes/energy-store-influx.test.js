@@ -10,7 +10,9 @@ const {
 } = require('../support/env');
 const { startInflux, INFLUXD } = require('../support/influx-server');
 const { startInfluxRecorder } = require('../support/influx-recorder');
-const { requireServer, tempDir, queryIntoStore, sumByChannel, serviceClient, assertReadsAsQuery } = require('../support/store');
+const {
+  requireServer, tempDir, queryIntoStore, sumByChannel, serviceClient, assertReadsAsQuery, docsGrafanaQuery, hourlyKwh, assertHourly,
+} = require('../support/store');
 const { SIM_DEVICES } = require('../../dist/simulator');
 
 const DEVICE = SIM_DEVICES.switch6M3SW;
@@ -90,6 +92,27 @@ describe('energy-store (InfluxDB)', function () {
       const recent = Date.UTC(2026, 6, 14, 23, 0, 0) / 1000;
       await assertReadsAsQuery(nodes, { deviceId: DEVICE, kind: 'short', fromTs: recent, toTs: recent + 1800, margin: 600 });
       assert.equal(nodes.caught.received, undefined);
+    });
+
+    it('the Grafana hourly query of docs/energy-store.md puts each hour\'s energy in that hour, not the next', async function () {
+      const flow = queryIntoStore({}, v1());
+      flow[0].wires = [['store', 'queried']];
+      const nodes = await flowWith(sim, flow, { credentials: creds() });
+      const from = Date.UTC(2026, 6, 14, 10, 0, 0) / 1000;
+      const to = from + 3 * 3600;
+      const written = messagesOf(nodes.written);
+      const queried = messagesOf(nodes.queried);
+      nodes.query.receive({ deviceId: DEVICE, fromTs: from - 3600, toTs: to + 3600 });
+      await until(() => written.length === 1 && queried.length === 1);
+      assert.equal(written[0].payload.state, 'written');
+      const expected = hourlyKwh(queried[0].payload);
+      const hours = [from, from + 3600, from + 7200];
+      const answer = await influx.query(docsGrafanaQuery('influxql', from, to), 'energy');
+      // Each hour is labelled one second after it starts (time(1h, 1s)); the panel's first second adds the row stamped
+      // at its start, which belongs to the hour before.
+      const rows = answer.results[0].series.flatMap((s) => s.values.map(([time, kwh]) => ({ hour: time - 1, channel: Number(s.tags.channel), kwh })));
+      assert.deepEqual([...new Set(rows.map((r) => r.hour))].sort(), [from - 3600, ...hours]);
+      assertHourly(rows, expected, hours);
     });
 
     it('wrong credentials: 401 to Catch with the reason, red status, the batch kept in the queue, no password shown', async function () {

@@ -149,6 +149,7 @@ function fuzzer(seed, nowS) {
     () => ({ timestamp: nowS, duration: 300, eReal: new Array(65).fill(1) }),
     () => ({ timestamp: nowS, duration: 300, eReal: [1], groupedBy: 'phases' }),
     () => ({ timestamp: nowS, duration: 300, eReal: [1], frequency: 'fifty' }),
+    () => ({ timestamp: nowS, duration: 300, eReal: [1, 2, 3], eRealPositive: [1, 2, 3, 4, 5, 6] }),
     () => ({ series: 'Grid', x: nowS * 1000, y: 1 }),
     () => ({ timestamp: -300, duration: 300, eReal: [1] }),
     () => ({ timestamp: 1e20, duration: 300, eReal: [1] }),

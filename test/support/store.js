@@ -22,17 +22,22 @@ function queryIntoStore(query, store) {
   ];
 }
 
-/** Rows of the `energy` table of a SQLite file, read with node:sqlite directly. */
-function sqliteRows(file, where = '1 = 1') {
+/** The rows a SQL statement answers on a SQLite file, read with node:sqlite directly. */
+function sqliteQuery(file, sql) {
   const { DatabaseSync } = require('node:sqlite');
   const db = new DatabaseSync(file, { readOnly: true });
   try {
     // WAL readers wait only for a checkpoint or recovery of the store's connection: wait for it, do not fail.
     db.exec('PRAGMA busy_timeout = 10000');
-    return db.prepare(`SELECT * FROM energy WHERE ${where} ORDER BY device, kind, granularity, ts, channel`).all();
+    return db.prepare(sql).all();
   } finally {
     db.close();
   }
+}
+
+/** Rows of the `energy` table of a SQLite file. */
+function sqliteRows(file, where = '1 = 1') {
+  return sqliteQuery(file, `SELECT * FROM energy WHERE ${where} ORDER BY device, kind, granularity, ts, channel`);
 }
 
 /** Sum of eReal per channel (Joules) of entries. */
@@ -97,4 +102,44 @@ async function assertReadsAsQuery(nodes, { deviceId, kind, granularity, fromTs, 
   return { answer, expected };
 }
 
-module.exports = { assertReadsAsQuery, serviceClient, linkNodes, requireServer, HAS_SQLITE, tempDir, queryIntoStore, sqliteRows, sumByChannel };
+/**
+ * A Grafana query of docs/energy-store.md (the fenced block ```sql <dialect>), its macros expanded as Grafana
+ * expands them for a panel over [fromTs, toTs]: the test runs what a user copies.
+ */
+function docsGrafanaQuery(dialect, fromTs, toTs) {
+  const text = fs.readFileSync(path.join(__dirname, '../../docs/energy-store.md'), 'utf8');
+  const block = [...text.matchAll(/```sql (\w+)\n([\s\S]*?)```/g)].find((m) => m[1] === dialect);
+  if (!block) throw new Error(`docs/energy-store.md has no \`\`\`sql ${dialect} block`);
+  return block[2]
+    .replaceAll('$__unixEpochFrom()', String(fromTs))
+    .replaceAll('$__unixEpochTo()', String(toTs))
+    .replaceAll('$timeFilter', `time >= ${fromTs}s AND time <= ${toTs}s`);
+}
+
+/** kWh per hour (keyed by the hour's start) and channel of END-stamped 5-minute entries: each in the hour it belongs to. */
+function hourlyKwh(entries) {
+  const hours = new Map();
+  for (const e of entries) {
+    const hour = Math.floor((e.timestamp - e.duration) / 3600) * 3600;
+    const sums = hours.get(hour) ?? [];
+    e.eReal.forEach((j, c) => { sums[c] = (sums[c] ?? 0) + j / 3.6e6; });
+    hours.set(hour, sums);
+  }
+  return hours;
+}
+
+/** Checks a query's rows ({hour, channel, kwh}) hold the expected kWh of every whole hour, within float noise. */
+function assertHourly(rows, expected, hours) {
+  const assert = require('node:assert/strict');
+  for (const hour of hours) {
+    const want = expected.get(hour);
+    assert.ok(want, `the entries cover the hour ${hour}`);
+    want.forEach((kwh, c) => {
+      const row = rows.find((r) => r.hour === hour && r.channel === c + 1);
+      assert.ok(row, `a row for the hour ${new Date(hour * 1000).toISOString()} channel ${c + 1}`);
+      assert.ok(Math.abs(row.kwh - kwh) < 1e-9, `hour ${new Date(hour * 1000).toISOString()} channel ${c + 1}: ${row.kwh} kWh, the entries of that hour ${kwh}`);
+    });
+  }
+}
+
+module.exports = { sqliteQuery, assertReadsAsQuery, docsGrafanaQuery, hourlyKwh, assertHourly, serviceClient, linkNodes, requireServer, HAS_SQLITE, tempDir, queryIntoStore, sqliteRows, sumByChannel };

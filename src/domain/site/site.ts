@@ -1,4 +1,4 @@
-import { isEnergyApiError, PENDING_POLL_MIN_MS, SHORT_MAX_SPAN_S, type Device, type EnergyApiClient } from '../../api/index.js';
+import { clientScoped, isEnergyApiError, PENDING_POLL_MIN_MS, SHORT_MAX_SPAN_S, type Device, type EnergyApiClient } from '../../api/index.js';
 import { evaluateGroup, type MemberInput, type SiteReading } from './group.js';
 import type { HistoryEntry } from '../planning/forecast.js';
 import { newestTimestamp } from './signal.js';
@@ -266,12 +266,11 @@ export class SiteGroup {
   }
 }
 
-const groups = new WeakMap<EnergyApiClient, Map<string, SiteGroup>>();
+const GROUPS = Symbol('site groups');
 
 /** The group of the measuring device on this key, created with its first member. */
 export function siteGroup(client: EnergyApiClient, deviceId: string, now: () => number): SiteGroup {
-  let byDevice = groups.get(client);
-  if (!byDevice) groups.set(client, (byDevice = new Map()));
+  const byDevice = clientScoped(client, GROUPS, () => new Map<string, SiteGroup>());
   const existing = byDevice.get(deviceId);
   if (existing) return existing;
   const map = byDevice;

@@ -1,6 +1,6 @@
 import type { NodeAPI } from 'node-red';
 import type { Request, Response } from 'express';
-import { isEnergyApiError, type EnergyApiClient } from '../../api/index.js';
+import { clientScoped, isEnergyApiError, type EnergyApiClient } from '../../api/index.js';
 import type { EnergyApiConfigNode } from '../shared/config-types.js';
 
 /**
@@ -9,7 +9,8 @@ import type { EnergyApiConfigNode } from '../shared/config-types.js';
  * even when the nodes run on a frozen test clock (energyApi.now).
  */
 const DEVICE_LIST_TTL_MS = 60_000;
-const deviceListCache = new WeakMap<EnergyApiClient, { at: number; list: Promise<unknown[]> }>();
+const DEVICE_LIST = Symbol('editor device list');
+type CachedList = { current?: { at: number; list: Promise<unknown[]> } };
 
 /**
  * Routes the editors use to fill their pickers, answered by the DEPLOYED config node (the key is a
@@ -75,7 +76,8 @@ export function registerAdminRoutes(RED: NodeAPI): void {
 }
 
 function deviceList(client: EnergyApiClient): Promise<unknown[]> {
-  const cached = deviceListCache.get(client);
+  const cache = clientScoped<CachedList>(client, DEVICE_LIST, () => ({}));
+  const cached = cache.current;
   if (cached && Date.now() - cached.at < DEVICE_LIST_TTL_MS) return cached.list;
   const list = (async () => {
     const ids = await client.listDevices({ priority: 'interactive' });
@@ -90,7 +92,10 @@ function deviceList(client: EnergyApiClient): Promise<unknown[]> {
       }
     }));
   })();
-  list.catch(() => deviceListCache.delete(client));
-  deviceListCache.set(client, { at: Date.now(), list });
+  const entry = { at: Date.now(), list };
+  list.catch(() => {
+    if (cache.current === entry) cache.current = undefined;
+  });
+  cache.current = entry;
   return list;
 }

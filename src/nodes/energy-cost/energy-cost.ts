@@ -1,9 +1,7 @@
 import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
-import { isValidTimezone, type Device, type EnergyEntry } from '../../api/index.js';
-import type { EnergyApiConfigNode } from '../shared/config-types.js';
-import { errorDetails, shortReason, toError } from '../shared/errors.js';
-import { guardMessage } from '../shared/msg-guard.js';
+import { ConfigError, type Device, type EnergyEntry, isValidTimezone, MsgError } from '../../api/index.js';
 import type { EnergyTariffConfigNode } from '../shared/config-types.js';
+import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
 import { gridChannels } from './channels.js';
@@ -31,32 +29,29 @@ export = function (RED: NodeAPI): void {
   function EnergyCostNode(this: Node, def: EnergyCostDef): void {
     RED.nodes.createNode(this, def);
     def = upgradeSavedConfig(this, def, migrations);
-    const node = this;
     const tariffNode = RED.nodes.getNode(def.tariff) as EnergyTariffConfigNode | null;
-    const api = def.api ? (RED.nodes.getNode(def.api) as EnergyApiConfigNode | null) : null;
-    const aborter = new AbortController();
-    api?.register(node);
-    if (!tariffNode?.tariff) node.status({ fill: 'red', shape: 'ring', text: RED._('energy-cost.status.noTariff') });
+    // The energy-api config node is optional: it only finds a device's Grid channel and timezone.
+    const runtime = new FlowNodeRuntime(RED, this, def as FlowNodeDef, { api: Boolean(def.api) });
+    const api = runtime.config;
+    if (!tariffNode?.tariff) runtime.status({ fill: 'red', shape: 'ring', text: RED._('energy-cost.status.noTariff') });
 
     /** The device, when its Grid channel or its timezone decides (the device's zone comes before msg.timezone). */
     async function device(msg: CostMsg): Promise<Device | undefined> {
       const needed = !def.channels?.trim() || !(def.timezone || tariffNode?.tariff?.timezone);
       if (!needed || typeof msg.deviceId !== 'string' || !api?.client) return undefined;
-      return api.client.knownDevice(msg.deviceId, { signal: aborter.signal });
+      return api.client.knownDevice(msg.deviceId, { signal: runtime.signal });
     }
 
     async function cost(msg: CostMsg): Promise<CostResult & { deviceId?: string; channels: string[] }> {
-      // Before anything reads the msg: Node-RED deep-clones a refused msg for the Catch node.
-      guardMessage(msg);
       const tariff = tariffNode?.tariff;
-      if (!tariff) throw new Error(tariffNode?.problem ? `the tariff is not usable: ${tariffNode.problem}` : 'no energy-tariff config node is selected');
+      if (!tariff) throw new ConfigError(tariffNode?.problem ? `the tariff is not usable: ${tariffNode.problem}` : 'no energy-tariff config node is selected');
       const entries = Array.isArray(msg.payload) ? msg.payload : msg.payload && typeof msg.payload === 'object' ? [msg.payload] : undefined;
-      if (!entries) throw new Error('msg.payload must be energy entries (energy-query "entries" output) or one entry');
+      if (!entries) throw new MsgError('msg.payload must be energy entries (energy-query "entries" output) or one entry');
       const deviceId = typeof msg.deviceId === 'string' ? msg.deviceId : undefined;
       const dev = await device(msg);
       // The first that is set: the node's, the tariff's, the device's, the msg's, the config node's.
       const zone = def.timezone || tariff.timezone || dev?.timezone || (typeof msg.timezone === 'string' ? msg.timezone : '') || api?.timezone || '';
-      if (!isValidTimezone(zone)) throw new Error(zone ? `"${String(zone).slice(0, 64)}" is not a time zone name` : 'no timezone: set one in the node or the tariff, or send msg.timezone (energy-query sets it)');
+      if (!isValidTimezone(zone)) throw new ConfigError(zone ? `"${String(zone).slice(0, 64)}" is not a time zone name` : 'no timezone: set one in the node or the tariff, or send msg.timezone (energy-query sets it)');
       const channels = gridChannels(def.channels ?? '', dev, deviceId);
       const energies = (entries as EnergyEntry[]).map((entry, i) => gridEnergy(entry, channels, i)).sort((a, b) => a.end - b.end);
       const importPrices = readPrices(msg.prices, { source: 'msg.prices', single: 'forever' }).periods;
@@ -69,27 +64,12 @@ export = function (RED: NodeAPI): void {
       return { deviceId, channels: ids, ...result };
     }
 
-    node.on('input', (inMsg: NodeMessageInFlow, send, done) => {
-      const msg = inMsg as CostMsg;
-      cost(msg).then((result) => {
-        if (aborter.signal.aborted) return done();
-        msg.payload = result;
-        const net = result.total.netCost.toFixed(2);
-        node.status({ fill: 'green', shape: 'dot', text: RED._(result.days.length === 1 ? 'energy-cost.status.doneOneDay' : 'energy-cost.status.done', { days: result.days.length, net, currency: result.currency }) });
-        send(msg);
-        done();
-      }, (err: unknown) => {
-        if (aborter.signal.aborted) return done();
-        msg.apiError = errorDetails(err);
-        node.status({ fill: 'red', shape: 'ring', text: shortReason(err) });
-        done(toError(err));
-      });
-    });
-
-    node.on('close', (_removed: boolean, done: () => void) => {
-      aborter.abort();
-      if (api) api.deregister(node, done);
-      else done();
+    runtime.onMessage<CostMsg>(async ({ msg, send }) => {
+      const result = await cost(msg);
+      msg.payload = result;
+      const net = result.total.netCost.toFixed(2);
+      runtime.status({ fill: 'green', shape: 'dot', text: RED._(result.days.length === 1 ? 'energy-cost.status.doneOneDay' : 'energy-cost.status.done', { days: result.days.length, net, currency: result.currency }) });
+      send(msg);
     });
   }
 

@@ -8,6 +8,7 @@ import { statusFor, type Translate } from './status-text.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
 import { attachDailyCost } from '../shared/request-cost.js';
+import './request-cost.js';
 
 /** Lets downstream nodes start before the deploy-time output (as the inject node's "once after"). */
 const DEPLOY_OUTPUT_DELAY_MS = 100;

@@ -1,3 +1,4 @@
+import { ConfigError } from '../../api/index.js';
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
 import { nodeClock } from '../shared/clock.js';
 import { toError } from '../shared/errors.js';
@@ -5,6 +6,7 @@ import { FlowNodeRuntime, isAborted, type FlowNodeDef } from '../shared/flow-nod
 import { switchToControl } from '../../domain/site/switch-command.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { attachDailyCost } from '../shared/request-cost.js';
+import './request-cost.js';
 import { migrations } from './migrations.js';
 import { parseCommand, type LoadCommand } from './command.js';
 import { persistentStore } from '../shared/context-store.js';
@@ -97,7 +99,7 @@ export = function (RED: NodeAPI): void {
             reading = { state: toLoad(sw.state), pending: sw.pending?.state ? toLoad(sw.pending.state) : undefined };
           }
           const problemWithTariff = pricing?.tariffProblem();
-          if (problemWithTariff) problem(new Error(problemWithTariff));
+          if (problemWithTariff) problem(new ConfigError(problemWithTariff));
           return { id: node.id, settings, memory, reading, pricing: pricing?.forMember(measuring, rt.config) };
         } catch (err) {
           problem(err);

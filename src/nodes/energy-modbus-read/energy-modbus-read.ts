@@ -10,6 +10,7 @@ import { fieldUnits, meterSegments, scaleEntries } from './modbus-output.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
 import { attachDailyCost } from '../shared/request-cost.js';
+import './request-cost.js';
 import { nodeClock } from '../shared/clock.js';
 
 type ModbusReadDef = FlowNodeDef & ModbusReadSettings & { maxRequests?: unknown };

@@ -33,6 +33,12 @@ export function asBroker(node: unknown): MqttBrokerNode | undefined {
   return methods.every((m) => typeof m === 'function') ? (b as MqttBrokerNode) : undefined;
 }
 
+/**
+ * The links that announced a bridge topic, per broker node and topic: several energy-mqtt nodes (two keys, say) may share
+ * one base topic and one connection, so the bridge goes offline, or is cleared, only when the last of them leaves.
+ */
+const announced = new Map<string, Set<BrokerLink>>();
+
 /** How long a close waits for the broker to take its last messages (offline, or the removal's empty payloads). */
 const CLOSE_WAIT_MS = 3000;
 
@@ -69,7 +75,14 @@ export class BrokerLink {
 
   /** The bridge is online (retained, sent again at every connect) from now on: once there are devices to show. */
   announce(): void {
+    const key = this.bridgeKey();
+    if (!announced.has(key)) announced.set(key, new Set());
+    announced.get(key)?.add(this);
     this.publish(this.availabilityTopic, 'online');
+  }
+
+  private bridgeKey(): string {
+    return `${this.broker.id}\u0000${this.availabilityTopic}`;
   }
 
   /** True when the broker node's Last Will marks the bridge offline (retained) when the connection dies unannounced. */
@@ -118,16 +131,21 @@ export class BrokerLink {
   /**
    * Unsubscribes and leaves the broker node (which disconnects with its last user when `removed`). Before leaving,
    * while connected: on a stop or redeploy the bridge is marked offline; when the node is removed, every retained
-   * topic it published is cleared (discovery first, so Home Assistant removes its devices), the bridge's too.
+   * topic it published is cleared (discovery first, so Home Assistant removes its devices), the bridge's too. The
+   * bridge's topic only when no other node still announces it on that broker.
    */
   async close(removed: boolean): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     for (const topic of [...this.subscriptions]) this.unsubscribe(topic);
-    if (this.up && this.latest.has(this.availabilityTopic)) {
-      const last: Array<[string, string]> = removed
-        ? [...this.latest.keys()].filter((t) => t !== this.availabilityTopic).map((t): [string, string] => [t, '']).concat([[this.availabilityTopic, '']])
-        : [[this.availabilityTopic, 'offline']];
+    const sharing = announced.get(this.bridgeKey());
+    const wasAnnounced = sharing?.delete(this) === true;
+    const lastOfBridge = wasAnnounced && sharing?.size === 0;
+    if (lastOfBridge) announced.delete(this.bridgeKey());
+    if (this.up && wasAnnounced) {
+      const own = [...this.latest.keys()].filter((t) => t !== this.availabilityTopic);
+      const last: Array<[string, string]> = removed ? own.map((t): [string, string] => [t, '']) : [];
+      if (lastOfBridge) last.push([this.availabilityTopic, removed ? '' : 'offline']);
       await this.sendAll(last);
     }
     await new Promise<void>((resolve) => this.broker.deregister(this.user, resolve, removed));

@@ -1,7 +1,10 @@
+import { MsgError } from '../../api/index.js';
 import type { Node, NodeAPI, NodeMessageInFlow } from 'node-red';
 import { DateTime } from 'luxon';
 import { readPrices, type PriceList } from '../../domain/pricing/normalise.js';
-import { AmberClient } from '../../prices/amber-client.js';
+import type { Lease } from '../../api/index.js';
+import type { AmberClient } from '../../prices/amber-client.js';
+import { acquireAmberClient } from '../../prices/amber-registry.js';
 import { toError } from '../shared/errors.js';
 import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
@@ -28,15 +31,16 @@ export = function (RED: NodeAPI): void {
       rt.onMessage(async () => { throw err; });
       return;
     }
-    let client: AmberClient | undefined;
+    let lease: Lease<AmberClient> | undefined;
     let last: { at: number; list: PriceList } | undefined;
     let sentText: string | undefined;
     let timer: NodeJS.Timeout | undefined;
 
     const amber = (): AmberClient => {
-      client ??= new AmberClient({ baseUrl: settings.baseUrl, apiKey: node.credentials?.apiKey ?? '', now: rt.now });
-      return client;
+      lease ??= acquireAmberClient({ baseUrl: settings.baseUrl, apiKey: node.credentials?.apiKey ?? '', now: rt.now });
+      return lease.value;
     };
+    rt.onClose(() => lease?.release());
 
     function show(list: PriceList, nowS: number): void {
       const msg = priceMessage({ list, nowS }) as { payload: number | null; estimate: boolean; spike: boolean };
@@ -75,7 +79,7 @@ export = function (RED: NodeAPI): void {
       if (!settings.poll || settings.source !== 'amber') return;
       const nowMs = rt.now();
       const current = last?.list.periods.find((p) => p.start * 1000 <= nowMs && p.end * 1000 > nowMs);
-      const at = nextPollAt(nowMs, last?.at, settings.resolution, current, client?.blockedUntil ?? 0);
+      const at = nextPollAt(nowMs, last?.at, settings.resolution, current, lease?.value.blockedUntil ?? 0);
       timer = rt.setTimer(() => {
         // On a clock that is not the wall clock (tests, accelerated runs) the timer may fire early: wait on.
         if (rt.now() + 500 < at) return schedule();
@@ -86,7 +90,7 @@ export = function (RED: NodeAPI): void {
     rt.onMessage(async ({ msg }) => {
       const list = pricesInMessage(msg as unknown as Record<string, unknown>, settings.timezone);
       if (list) return send(list, true, msg);
-      if (settings.source !== 'amber') throw new Error('msg carries no price list: send msg.prices, or another price node\'s msg.payload (power-saver, Tibber, Nord Pool)');
+      if (settings.source !== 'amber') throw new MsgError('msg carries no price list: send msg.prices, or another price node\'s msg.payload (power-saver, Tibber, Nord Pool)');
       try {
         send(await poll(), true);
       } finally {

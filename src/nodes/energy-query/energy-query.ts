@@ -18,6 +18,7 @@ import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
 import { shortRetentionClip } from './clipped.js';
 import { attachDailyCost } from '../shared/request-cost.js';
+import './request-cost.js';
 import { nodeClock } from '../shared/clock.js';
 
 type QueryInMsg = NodeMessageInFlow & QueryMsg & Record<string, unknown>;

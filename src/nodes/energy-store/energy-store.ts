@@ -1,9 +1,8 @@
 import path from 'node:path';
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
-import { isValidTimezone } from '../../api/index.js';
-import { nodeClock } from '../shared/clock.js';
+import { ConfigError, isValidTimezone } from '../../api/index.js';
 import { errorDetails, toError } from '../shared/errors.js';
-import { guardMessage } from '../shared/msg-guard.js';
+import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
 import { batchOf, type EntriesMsg } from './batch.js';
@@ -13,7 +12,8 @@ import { EnergyStore, type Health } from './store.js';
 import { answerRead } from './read.js';
 import { resumeFrom } from './resume.js';
 import { queueFigures, shortText, statusOf } from './status.js';
-import { QUEUE_WARN_SHARE, backendOf, readStoreSettings, userDirOf, type EnergyStoreDef, type StoreCredentials, type StoreSettings } from './settings.js';
+import { sharedBackend } from './shared-backend.js';
+import { QUEUE_WARN_SHARE, backendId, backendOf, readStoreSettings, userDirOf, type EnergyStoreDef, type StoreCredentials, type StoreSettings } from './settings.js';
 
 type StoreMsg = NodeMessageInFlow & EntriesMsg & Record<string, unknown>;
 type Send = (msg: Array<NodeMessage | NodeMessage[] | null>) => void;
@@ -23,7 +23,12 @@ export = function (RED: NodeAPI): void {
     RED.nodes.createNode(this, def);
     def = upgradeSavedConfig(this, def, migrations);
     const node = this;
-    const now = nodeClock(RED);
+    const runtime = new FlowNodeRuntime(RED, node, def as unknown as FlowNodeDef, {
+      api: false,
+      // A database's refusal is already in the status with the queue beside it; a bad msg is shown here.
+      errorStatus: (err) => (/^STORE_(REFUSED|UNREACHABLE)$/.test(String((err as { code?: unknown }).code)) ? undefined : { fill: 'red', shape: 'ring', text: shortText(err) }),
+    });
+    const now = runtime.now;
     const userDir = userDirOf(RED.settings as { userDir?: unknown });
     let settings: StoreSettings | undefined;
     let problem: Error | undefined;
@@ -32,14 +37,13 @@ export = function (RED: NodeAPI): void {
     } catch (err) {
       problem = toError(err);
     }
-    let closed = false;
     const inflight = new Set<Promise<unknown>>();
     let warnedFull = false;
     let warnedAway = false;
 
     const show = (health: Health): void => {
-      if (closed || !settings) return;
-      node.status(statusOf(health, now(), settings.queueLimitBytes, (key, values) => RED._(key, values), undefined));
+      if (runtime.closed || !settings) return;
+      runtime.status(statusOf(health, now(), settings.queueLimitBytes, (key, values) => RED._(key, values), undefined));
       const q = queueFigures(health, now(), settings.queueLimitBytes);
       if (q.full >= QUEUE_WARN_SHARE && !warnedFull) node.warn(RED._('energy-store.warn.queueFull', { percent: Math.round(q.full * 100), mb: mb(settings.queueLimitBytes) }));
       warnedFull = q.full >= QUEUE_WARN_SHARE;
@@ -49,7 +53,7 @@ export = function (RED: NodeAPI): void {
     };
 
     const store = settings ? new EnergyStore(
-      backendOf(def, node.credentials ?? {}, userDir),
+      sharedBackend(backendId(def, node.credentials ?? {}, userDir), () => backendOf(def, node.credentials ?? {}, userDir)),
       new DiskQueue(path.join(settings.dataDir, 'queue'), settings.queueLimitBytes),
       new Watermarks(path.join(settings.dataDir, 'watermarks.json')),
       now,
@@ -62,24 +66,23 @@ export = function (RED: NodeAPI): void {
         },
       },
     ) : undefined;
-    if (problem) node.status({ fill: 'red', shape: 'ring', text: shortText(problem) });
+    if (problem) runtime.status({ fill: 'red', shape: 'ring', text: shortText(problem) });
     const started = store?.start().catch((err: unknown) => {
       problem = toError(err);
-      node.status({ fill: 'red', shape: 'ring', text: shortText(problem) });
+      runtime.status({ fill: 'red', shape: 'ring', text: shortText(problem) });
     });
 
     /** `onDisk`: called once the msg's entries are in the disk queue (or it holds none). */
     async function handle(msg: StoreMsg, send: Send, onDisk: () => void): Promise<void> {
-      guardMessage(msg);
       await started;
-      if (!store || !settings || problem) throw problem ?? new Error('the store is not configured');
+      if (!store || !settings || problem) throw problem ?? new ConfigError('the store is not configured');
       if (msg.topic === 'read') {
         const result = await answerRead({
           msg, backend: await store.ready(), storedTimezone: typeof msg.deviceId === 'string' ? store.timezoneOf(msg.deviceId) : undefined,
-          nowMs: now(), clone: RED.util.cloneMessage, generateId: RED.util.generateId, stopped: () => closed,
+          nowMs: now(), clone: RED.util.cloneMessage, generateId: RED.util.generateId, stopped: () => runtime.closed,
           send: (out) => send([null, out, null]), phaseWord: RED._('energy-query.chart.phase'),
         });
-        if (!closed) node.status({ fill: 'green', shape: 'dot', text: RED._('energy-store.status.read', { count: result.count }) });
+        runtime.status({ fill: 'green', shape: 'dot', text: RED._('energy-store.status.read', { count: result.count }) });
         return;
       }
       if (msg.topic === 'resume') {
@@ -108,31 +111,24 @@ export = function (RED: NodeAPI): void {
       return { fromTs: held.fromTs !== undefined && keptFrom !== undefined ? Math.max(held.fromTs, keptFrom) : held.fromTs, toTs: held.toTs };
     }
 
-    node.on('input', (inMsg: NodeMessageInFlow, send: Send, done: (err?: Error) => void) => {
-      const msg = inMsg as StoreMsg;
-      // Nothing goes out after close (a redeploy): what a stopped node had queued is written at the next start.
-      const guarded: Send = (out) => {
-        if (!closed) send(out);
-      };
+    runtime.onMessage<StoreMsg>(async ({ msg, send }) => {
       // Until its entries are on disk a msg holds up close: a redeploy never drops what the node has taken.
       let onDisk = (): void => undefined;
       const taken = new Promise<void>((resolve) => { onDisk = resolve; });
       inflight.add(taken);
       void taken.then(() => inflight.delete(taken));
-      const task = handle(msg, guarded, onDisk);
-      void task.finally(onDisk).catch(() => undefined);
-      task.then(() => done(), (err: unknown) => {
-        if (closed) return done();
-        msg.apiError = errorDetails(err);
-        // A database's refusal is already in the status with the queue beside it; a bad msg is shown here.
-        if (!/^STORE_(REFUSED|UNREACHABLE)$/.test(String((err as { code?: unknown }).code))) node.status({ fill: 'red', shape: 'ring', text: shortText(err) });
-        done(toError(err));
-      });
+      try {
+        // Nothing goes out after close (the runtime's send drops it): what a stopped node had queued is written at the next start.
+        await handle(msg, send as Send, onDisk);
+      } catch (err) {
+        if (!runtime.closed) throw err;
+      } finally {
+        onDisk();
+      }
     });
-
-    node.on('close', (_removed: boolean, done: () => void) => {
-      closed = true;
-      void Promise.allSettled([...inflight]).then(() => store?.close()).catch(() => undefined).finally(done);
+    runtime.onClose(async () => {
+      await Promise.allSettled([...inflight]);
+      await store?.close().catch(() => undefined);
     });
   }
 

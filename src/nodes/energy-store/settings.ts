@@ -1,3 +1,4 @@
+import { ConfigError } from '../../api/index.js';
 import os from 'node:os';
 import path from 'node:path';
 import type { NodeDef } from 'node-red';
@@ -6,6 +7,7 @@ import { PostgresBackend } from './backends/postgres.js';
 import { SqliteBackend, sqliteProblem } from './backends/sqlite.js';
 import { unavailable } from './backends/errors.js';
 import type { StoreBackend } from './backends/types.js';
+import { secretDigest } from './shared-backend.js';
 
 /** The node's properties as the editor saves them (issue 19's names, plus influxApi and queueLimit). */
 export interface EnergyStoreDef extends NodeDef {
@@ -55,14 +57,14 @@ export function userDirOf(settings: { userDir?: unknown }): string {
 function wholeNumber(value: unknown, fallback: number, name: string, min: number): number {
   if (value === undefined || value === null || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isFinite(n) || n < min || Math.floor(n) !== n) throw new Error(`${name} must be a whole number, ${min} or more; got "${String(value).slice(0, 20)}"`);
+  if (!Number.isFinite(n) || n < min || Math.floor(n) !== n) throw new ConfigError(`${name} must be a whole number, ${min} or more; got "${String(value).slice(0, 20)}"`);
   return n;
 }
 
 /** Reads and checks the properties; throws with a reason the user can act on. */
 export function readStoreSettings(def: EnergyStoreDef, userDir: string): StoreSettings {
   const backend = (def.backend || 'sqlite') as BackendName;
-  if (!BACKENDS.includes(backend)) throw new Error(`backend must be one of ${BACKENDS.join(', ')}; got "${String(def.backend).slice(0, 20)}"`);
+  if (!BACKENDS.includes(backend)) throw new ConfigError(`backend must be one of ${BACKENDS.join(', ')}; got "${String(def.backend).slice(0, 20)}"`);
   // Known before anything is queued: on a Node.js without node:sqlite every input is refused at once.
   const missing = backend === 'sqlite' ? sqliteProblem() : undefined;
   if (missing) throw unavailable(missing);
@@ -81,6 +83,16 @@ function targetOf(def: EnergyStoreDef, backend: BackendName): string {
 export function sqliteFile(def: EnergyStoreDef, userDir: string): string {
   const file = def.file || DEFAULT_FILE;
   return path.isAbsolute(file) ? file : path.join(userDir, file);
+}
+
+/** What names one database: nodes with the same id share it (see shared-backend.ts). */
+export function backendId(def: EnergyStoreDef, credentials: StoreCredentials, userDir: string): string {
+  const backend = (def.backend || 'sqlite') as BackendName;
+  if (backend === 'postgres') return JSON.stringify([backend, def.connection ?? '', secretDigest(credentials.password)]);
+  if (backend === 'influxdb') {
+    return JSON.stringify([backend, def.url ?? '', def.influxApi ?? '', def.database ?? '', def.org ?? '', def.bucket ?? '', credentials.user ?? '', secretDigest(credentials.token, credentials.password)]);
+  }
+  return JSON.stringify([backend, sqliteFile(def, userDir)]);
 }
 
 export function backendOf(def: EnergyStoreDef, credentials: StoreCredentials, userDir: string): StoreBackend {

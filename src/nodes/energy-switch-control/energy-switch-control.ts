@@ -7,6 +7,7 @@ import { SwitchTransactions } from '../../domain/site/switch-transactions.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
 import { attachDailyCost } from '../shared/request-cost.js';
+import './request-cost.js';
 import { nodeClock } from '../shared/clock.js';
 
 interface SwitchControlDef extends FlowNodeDef {

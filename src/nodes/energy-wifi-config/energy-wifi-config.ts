@@ -8,6 +8,7 @@ import { parseWifiRequest, scrubPayload, wifiApplied, wifiResult, withoutPsk, ty
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
 import { attachDailyCost } from '../shared/request-cost.js';
+import './request-cost.js';
 import { nodeClock } from '../shared/clock.js';
 
 interface WifiConfigDef extends FlowNodeDef {

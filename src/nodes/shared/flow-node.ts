@@ -39,6 +39,8 @@ type MessageHandler<M extends NodeMessageInFlow> = (ctx: MessageContext<M>) => P
 export interface RuntimeOptions {
   /** False for a node that never talks to the energy API (no energy-api config node). Default true. */
   api?: boolean;
+  /** The status a failure shows (undefined: the status stays as it is); default a red ring with the short reason. */
+  errorStatus?: (err: unknown) => NodeStatus | undefined;
 }
 
 /**
@@ -62,7 +64,7 @@ export class FlowNodeRuntime {
     private readonly RED: NodeAPI,
     readonly node: Node,
     private readonly def: FlowNodeDef,
-    options: RuntimeOptions = {},
+    private readonly options: RuntimeOptions = {},
   ) {
     this.now = nodeClock(RED);
     const retries = new RetryStatus(
@@ -163,7 +165,8 @@ export class FlowNodeRuntime {
   }
 
   error(err: unknown): void {
-    this.status({ fill: 'red', shape: 'ring', text: shortReason(err) });
+    const shown = this.options.errorStatus ? this.options.errorStatus(err) : { fill: 'red' as const, shape: 'ring' as const, text: shortReason(err) };
+    if (shown) this.status(shown);
   }
 
   /** setTimeout that is cleared on close and never fires after it. */

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { EnergyApiClient } from '../../api/index.js';
+import { clientScoped, type EnergyApiClient } from '../../api/index.js';
 
 /** What an override can be set to from outside the flow: force on, force off, or back to automatic. */
 export type OverrideChoice = 'auto' | 'on' | 'off';
@@ -67,15 +67,13 @@ export class LoadControlRegistry extends EventEmitter {
   }
 }
 
-const registries = new WeakMap<EnergyApiClient, LoadControlRegistry>();
+const REGISTRY = Symbol('load-control registry');
 
 /** The registry of the key's one client in this process (created on first use). */
 export function loadControlRegistry(client: EnergyApiClient): LoadControlRegistry {
-  let registry = registries.get(client);
-  if (!registry) {
-    registry = new LoadControlRegistry();
+  return clientScoped(client, REGISTRY, () => {
+    const registry = new LoadControlRegistry();
     registry.setMaxListeners(0);
-    registries.set(client, registry);
-  }
-  return registry;
+    return registry;
+  });
 }

@@ -1,7 +1,4 @@
-import {
-  GRANULARITIES, parseTime, planLongRanges, planModbusRanges, planShortRanges,
-  type Granularity, type TimeInput,
-} from '../../api/index.js';
+import { parseTime, type TimeInput } from '../../api/index.js';
 
 /**
  * A flow node that spends its key's daily budget on a schedule: its own polling, or the repeating
@@ -31,9 +28,36 @@ export interface CostOptions {
   nowMs?: number;
 }
 
-const DAY_S = 86400;
+export const DAY_S = 86400;
 /** A confirmation is polled at most every 5 s and devices report about every 30 s: about six polls. */
-const CONFIRMATION_POLLS = 6;
+export const CONFIRMATION_POLLS = 6;
+/** A site group evaluates every 30 s unless set otherwise, and reads its switch devices at least every 5 minutes (STATUS_EVERY_MS of the site). */
+export const SITE_INTERVAL_S = 30;
+export const SITE_STATUS_S = 300;
+
+/**
+ * What one node type costs, declared by the node itself (its `request-cost.ts`); the config node adds the
+ * declarations of its users up against the key's daily limit.
+ */
+export interface RequestCost {
+  /** Requests one msg reaching the node makes. */
+  perTrigger?(node: SavedNode, options: CostOptions & { nowMs: number }): number;
+  /** Requests a day of the node's own polling, without any msg. */
+  ownPollsPerDay?(node: SavedNode): number;
+  /** Devices one msg makes it read (default: the devices the msgs name, `options.devicesPerTrigger`). */
+  devicesPerTrigger?(node: SavedNode, options: CostOptions): number | undefined;
+  /** True when its msgs follow the data (one per entry), not a schedule: what it triggers is not counted. */
+  unscheduledOutput?(node: SavedNode): boolean;
+  /** A whole day's estimate that replaces the per-msg one (nodes that share reads with others). */
+  perDay?(node: SavedNode, flow: readonly SavedNode[], options: CostOptions): number;
+}
+
+const costs = new Map<string, RequestCost>();
+
+/** Declares what nodes of `type` cost; called once by the node's own module. */
+export function declareRequestCost(type: string, cost: RequestCost): void {
+  costs.set(type, cost);
+}
 
 export function hasDailyCost<T>(node: T): node is T & DailyRequestCost {
   return typeof (node as Partial<DailyRequestCost> | null)?.requestsPerDay === 'function';
@@ -93,23 +117,21 @@ function emitsPerDay(node: SavedNode, inputRate: (id: string) => number): number
   }
   // Dashboard widgets send what a person does, not what reaches them on a schedule.
   if (node.type.startsWith('ui-')) return 0;
-  // One message per entry: as many as the data has, not a schedule (a threshold decides what follows).
-  if (node.type === 'energy-query' && (node.output === 'split' || node.follow === true)) return 0;
+  if (costs.get(node.type)?.unscheduledOutput?.(node) === true) return 0;
   return inputRate(node.id) + ownPollsPerDay(node);
 }
 
 function ownPollsPerDay(node: SavedNode): number {
-  if (node.type !== 'energy-device-status') return 0;
-  const interval = Number(node.interval);
-  return Number.isFinite(interval) && interval > 0 ? DAY_S / Math.max(interval, 5) : 0;
+  return costs.get(node.type)?.ownPollsPerDay?.(node) ?? 0;
 }
 
-function spanRequests(node: SavedNode, nowMs: number, plan: (fromTs: number, toTs: number, nowS: number) => number): number {
+/** Requests a span read makes from the node's saved `fromTs` (default `defaultFrom`) to its `toTs` (default now). */
+export function spanRequests(node: SavedNode, nowMs: number, defaultFrom: string, plan: (fromTs: number, toTs: number, nowS: number) => number): number {
   try {
     const read = (value: unknown, fallback: string): number =>
       parseTime((value === undefined || value === '' ? fallback : value) as TimeInput, { timezone: 'UTC', nowMs });
     const toTs = read(node.toTs, 'now');
-    const fromTs = read(node.fromTs, node.type === 'energy-modbus-read' ? '-24h' : '-1h');
+    const fromTs = read(node.fromTs, defaultFrom);
     // A saved end in the future counts the spans up to it, but at most a year ahead: an absurd end
     // (1e17 s) must not make the estimate plan billions of spans at deploy.
     const nowS = Math.floor(nowMs / 1000);
@@ -119,125 +141,25 @@ function spanRequests(node: SavedNode, nowMs: number, plan: (fromTs: number, toT
   }
 }
 
-/** Requests one trigger of `node` makes (device lookups the client caches are not counted). */
+/** Requests one trigger of `node` makes (device lookups the client caches are not counted), as its type declares. */
 export function requestsPerTrigger(node: SavedNode, options: CostOptions = {}): number {
-  const nowMs = options.nowMs ?? Date.now();
-  switch (node.type) {
-    case 'energy-device-status':
-      return node.mode === 'devices' ? 1 + Math.max(1, options.deviceCount ?? 1) : 1;
-    case 'energy-query': {
-      if (node.query === 'first' || node.query === 'latest') return 1;
-      const granularity = (GRANULARITIES as readonly string[]).includes(String(node.granularity)) ? (node.granularity as Granularity) : '5m';
-      if (node.follow === true) {
-        // Follow re-reads only the catch-up window before its cursor.
-        const hours = node.catchUp === undefined || node.catchUp === '' ? 6 : Number(node.catchUp) || 0;
-        const window = { ...node, fromTs: `-${Math.max(1, Math.ceil(hours)) * 60 + 5}m`, toTs: 'now' };
-        return node.kind === 'long'
-          ? spanRequests(window, nowMs, (f, t, n) => planLongRanges(f, t, granularity, 'UTC', n).length)
-          : spanRequests(window, nowMs, (f, t, n) => planShortRanges(f, t, n).length);
-      }
-      return node.kind === 'long'
-        ? spanRequests(node, nowMs, (f, t, n) => planLongRanges(f, t, granularity, 'UTC', n).length)
-        : spanRequests(node, nowMs, (f, t, n) => planShortRanges(f, t, n).length);
-    }
-    case 'energy-modbus-read':
-      if (node.query === 'first' || node.query === 'latest') return 1;
-      return spanRequests(node, nowMs, (f, t, n) => planModbusRanges(f, t, n).length);
-    case 'energy-switch-control':
-    case 'energy-wifi-config':
-      return 1 + CONFIRMATION_POLLS;
-    case 'energy-device-config':
-      return 1 + (node.waitForPending === true ? CONFIRMATION_POLLS : 0);
-    default:
-      return 0;
-  }
+  return costs.get(node.type)?.perTrigger?.(node, { ...options, nowMs: options.nowMs ?? Date.now() }) ?? 0;
 }
 
 /** A disabled node, or one on a disabled tab, is not started and costs nothing. */
-function isDisabled(node: SavedNode, flow: readonly SavedNode[]): boolean {
+export function isDisabled(node: SavedNode, flow: readonly SavedNode[]): boolean {
   return node.d === true || flow.some((n) => n.type === 'tab' && n.id === node.z && n.disabled === true);
-}
-
-const LOAD_CONTROL_INTERVAL_S = 30;
-/** energy-load-control reads its switch devices at least this often (site.ts STATUS_EVERY_MS). */
-const LOAD_CONTROL_STATUS_S = 300;
-
-/**
- * energy-load-control: every node measuring one device on one config node shares one short-energy read
- * per evaluation (at the shortest interval of them) and one status read per switch device about every
- * 5 minutes. The group's cost is counted once, on its member with the smallest id; the others cost 0.
- * A run target in surplus mode adds one long-energy read a day (the last day, for the forecast of the sun).
- * Not counted: the first device read, and per switching a PATCH and the reads that follow it until the device
- * confirms (every 5 s: about 6, as for a switch node's command; 36 at most when the device never takes it).
- */
-function loadControlRequestsPerDay(node: SavedNode, flow: readonly SavedNode[]): number {
-  const intervalOf = (n: SavedNode): number => {
-    const value = n.interval === undefined || n.interval === '' ? LOAD_CONTROL_INTERVAL_S : Number(n.interval);
-    return Number.isFinite(value) && value > 0 ? Math.max(5, value) : 0;
-  };
-  const group = flow.filter((n) => n.type === 'energy-load-control' && n.api === node.api && n.deviceId === node.deviceId && !isDisabled(n, flow));
-  if (group.some((n) => n.id < node.id)) return 0;
-  const intervals = group.map(intervalOf).filter((s) => s > 0);
-  if (intervals.length === 0) return 0;
-  const intervalS = Math.min(...intervals);
-  const switchDevices = new Set(group.map((n) => String(n.switchDeviceId || n.deviceId)));
-  const statusEveryS = Math.ceil(LOAD_CONTROL_STATUS_S / intervalS) * intervalS;
-  const forecast = group.some((n) => n.mode === 'surplus' && (Number(n.runFor) > 0 || (n.cheapBelow !== undefined && n.cheapBelow !== ''))) ? 1 : 0;
-  return Math.ceil(DAY_S / intervalS + switchDevices.size * (DAY_S / statusEveryS)) + forecast;
-}
-
-const MQTT_INTERVAL_S = 60;
-const MQTT_ENERGY_INTERVAL_S = 300;
-/** A new 5-minute record can exist only this often: energy-mqtt skips a long-energy read before it. */
-const LONG_RECORD_S = 300;
-/** energy-mqtt reads a device with switches this often, so that a change made elsewhere shows within a minute (device-bridge.ts SWITCH_SYNC_MS). */
-const MQTT_SWITCH_SYNC_S = 55;
-
-/**
- * energy-mqtt, per device: its read cycles (its interval, plus the "refresh" msgs that reach it) each read
- * short energy, shared with the load-control nodes measuring that device (only the reads beyond theirs
- * count here); long energy every energyInterval but at most once per 5-minute record; the device about every
- * minute when it has switches (`switchDevices` of them; all until the node knows), else every 5 minutes, less what
- * a load-control node already reads of it as its switch device. "All devices" counts `deviceCount` devices (1 until
- * the node has listed them). Not counted: the start (a device list and one read per device) and switch commands.
- */
-function mqttRequestsPerDay(node: SavedNode, flow: readonly SavedNode[], options: CostOptions): number {
-  const seconds = (value: unknown, fallback: number): number => (value === undefined || value === '' ? fallback : Number(value));
-  const interval = seconds(node.interval, MQTT_INTERVAL_S);
-  const energyInterval = Math.max(seconds(node.energyInterval, MQTT_ENERGY_INTERVAL_S), LONG_RECORD_S);
-  const cycles = (Number.isFinite(interval) && interval > 0 ? DAY_S / Math.max(5, interval) : 0) + triggersPerDay(flow, node.id);
-  if (cycles === 0 || !Number.isFinite(energyInterval)) return 0;
-  const listed = String(node.devices ?? '').split(/[\s,;]+/).filter((id) => id !== '' && id.toLowerCase() !== 'all');
-  const devices = listed.length > 0 ? listed : Array.from({ length: Math.max(1, options.deviceCount ?? 1) }, () => undefined);
-  const loads = flow.filter((n) => n.type === 'energy-load-control' && n.api === node.api && !isDisabled(n, flow));
-  const loadInterval = (n: SavedNode): number => {
-    const value = seconds(n.interval, LOAD_CONTROL_INTERVAL_S);
-    return Number.isFinite(value) && value > 0 ? Math.max(5, value) : 0;
-  };
-  let total = 0;
-  const switchDevices = options.switchDevices ?? devices.length;
-  for (const [i, id] of devices.entries()) {
-    const syncS = i < switchDevices ? MQTT_SWITCH_SYNC_S : LOAD_CONTROL_STATUS_S;
-    const measuring = loads.filter((n) => n.deviceId === id).map(loadInterval).filter((s) => s > 0);
-    const theirs = measuring.length > 0 ? DAY_S / Math.min(...measuring) : 0;
-    const statusReads = (everyS: number, syncEveryS: number): number => DAY_S / (Math.ceil(syncEveryS / everyS) * everyS);
-    const ours = Math.min(cycles, interval > 0 ? statusReads(interval, syncS) : DAY_S / syncS);
-    const switching = loads.filter((n) => String(n.switchDeviceId || n.deviceId) === id).map(loadInterval).filter((s) => s > 0);
-    const theirStatus = switching.length > 0 ? statusReads(Math.min(...switching), LOAD_CONTROL_STATUS_S) : 0;
-    total += Math.max(0, cycles - theirs) + Math.min(cycles, DAY_S / energyInterval) + Math.max(0, ours - theirStatus);
-  }
-  return Math.ceil(total);
 }
 
 /** What `node` costs a day: its own polling plus the scheduled messages that reach it, each at its per-trigger cost. */
 export function estimateRequestsPerDay(node: SavedNode, flow: readonly SavedNode[], options: CostOptions = {}): number {
   if (isDisabled(node, flow)) return 0;
-  if (node.type === 'energy-load-control') return loadControlRequestsPerDay(node, flow);
-  if (node.type === 'energy-mqtt') return mqttRequestsPerDay(node, flow, options);
+  const cost = costs.get(node.type);
+  if (cost?.perDay) return cost.perDay(node, flow, options);
   const perTrigger = requestsPerTrigger(node, options);
   if (perTrigger === 0) return 0;
   // A node's own polling reads its own device; what triggers it reads every device its msgs name.
-  const devices = node.type === 'energy-device-status' && node.mode === 'devices' ? 1 : Math.max(1, options.devicesPerTrigger ?? 1);
+  const devices = cost?.devicesPerTrigger?.(node, options) ?? Math.max(1, options.devicesPerTrigger ?? 1);
   return Math.ceil((ownPollsPerDay(node) + triggersPerDay(flow, node.id) * devices) * perTrigger);
 }
 
