@@ -32,6 +32,10 @@ async function main() {
     const refused = (rows) => rows.filter((r) => r.status === 429).length;
     const busiest = maxPerSecond(energy);
     console.log(`energy API: ${energy.length} requests, ${refused(energy)} × 429, busiest sliding second ${busiest} (limit ${TPS}); price endpoint: ${prices.length} requests, ${refused(prices)} × 429; load average ${loadAt()}`);
+    if (refused(energy) || busiest > TPS) {
+      const t0 = energy[0]?.at ?? 0;
+      console.log(`  the energy API's first requests (ms from the first, path, status): ${energy.slice(0, 12).map((r) => `${r.at - t0} ${r.path} ${r.status}`).join('; ')}`);
+    }
     if (refused(energy)) failures.push(`${refused(energy)} × 429 from the energy API (0)`);
     if (refused(prices)) failures.push(`${refused(prices)} × 429 from the price endpoint (0)`);
     if (busiest > TPS) failures.push(`busiest second ${busiest} (≤ ${TPS})`);
