@@ -79,8 +79,10 @@ const MIN_DRAW_W = 50;
  * It reads and writes no device: its readings feed the same observation as a relay's.
  */
 export class FlowActuator {
-  private feedback?: { state: LoadState; at: number };
-  private commandedAt?: number;
+  /** Feedback and commands in the order they happened (one clock instant may see both). */
+  private sequence = 0;
+  private feedback?: { state: LoadState; seq: number };
+  private commandedSeq?: number;
   /** Unreadable feedback: the state is unknown until a readable one comes (the fail-safe applies meanwhile). */
   private unreadable = false;
 
@@ -90,10 +92,10 @@ export class FlowActuator {
   ) {}
 
   /** A state msg came back; an unreadable one throws and puts the load in its fail-safe until a readable one comes. */
-  report(value: unknown, now: number): LoadState {
+  report(value: unknown): LoadState {
     try {
       const state = parseFeedback(value);
-      this.feedback = { state, at: now };
+      this.feedback = { state, seq: (this.sequence += 1) };
       this.unreadable = false;
       return state;
     } catch (err) {
@@ -102,9 +104,9 @@ export class FlowActuator {
     }
   }
 
-  /** A command went out now: only feedback from now on confirms it. */
-  commanded(now: number): void {
-    this.commandedAt = now;
+  /** A command went out: only feedback that comes after it confirms it. */
+  commanded(): void {
+    this.commandedSeq = this.sequence += 1;
   }
 
   /** The feedback last received could not be read. */
@@ -118,7 +120,7 @@ export class FlowActuator {
     if (this.confirmBy === 'feedback') {
       if (!this.feedback || this.unreadable) return undefined;
       // Feedback older than the last command says nothing of it (a status published before the command took effect).
-      if (this.commandedAt !== undefined && this.feedback.at < this.commandedAt) return undefined;
+      if (this.commandedSeq !== undefined && this.feedback.seq < this.commandedSeq) return undefined;
       return { state: this.feedback.state };
     }
     if (this.confirmBy === 'time') {

@@ -116,7 +116,10 @@ export = function (RED: NodeAPI): void {
           if (!actuator) send([outcomeMsg(ids, evaluation, outcome), null]);
           else if (outcome.kind === 'timedOut') {
             unconfirmed = outcome.target;
-            problem(new Error(`the load did not confirm "${outcome.target}" within ${outcome.afterS} s: check the actuator and the state it sends back (msg.topic "state")`));
+            const err = new Error(`the load did not confirm "${outcome.target}" within ${outcome.afterS} s: check the actuator and the state it sends back (msg.topic "state")`);
+            problem(err);
+            // To a Catch node, with the command that went unconfirmed.
+            node.error(err.message, { ...ids, payload: outcome.target, outcome: 'timedOut', error: { message: err.message } } as NodeMessage);
           }
         }
         if (memory.state !== undefined) unconfirmed = undefined;
@@ -172,7 +175,7 @@ export = function (RED: NodeAPI): void {
       }
       await ready;
       try {
-        actuator.report(value, clock());
+        actuator.report(value);
       } catch (err) {
         // The state is unknown now: the fail-safe applies at once, and the msg ends with the error.
         await run({ kind: 'evaluate' });

@@ -31,7 +31,7 @@ export async function switchLoad(ctx: SwitchContext, evaluation: Evaluation, dev
     return undefined;
   }
   if (ctx.actuator && parsed.flow) {
-    ctx.actuator.commanded(evaluation.at);
+    ctx.actuator.commanded();
     ctx.remember({ ...ctx.memory(), pending: { target, at: evaluation.at, reason: evaluation.reason, signal: evaluation.signal } });
     ctx.send([decisionMsg(ids, evaluation, target, 'sent', { payload: commandPayload(parsed.flow.commandForm, target), state: target }), null]);
     return undefined;
