@@ -1,7 +1,7 @@
+import { ConfigError, EnergyApiError } from '../../api/index.js';
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
 import { nodeClock } from '../shared/clock.js';
 import { toError } from '../shared/errors.js';
-import { EnergyApiError } from '../../api/index.js';
 import { FlowNodeRuntime, isAborted, type FlowNodeDef } from '../shared/flow-node.js';
 import { FlowActuator, relayReading } from '../../domain/site/actuator.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
@@ -99,7 +99,7 @@ export = function (RED: NodeAPI): void {
           if (actuator) reading = actuator.reading({ memory, settings, entries: site.entries, now: clock() });
           else if (switchDevice) reading = relayReading(switchDevice, parsed.switchId);
           const problemWithTariff = pricing?.tariffProblem();
-          if (problemWithTariff) problem(new Error(problemWithTariff));
+          if (problemWithTariff) problem(new ConfigError(problemWithTariff));
           return { id: node.id, settings, memory, reading, faulty: actuator?.faulty, pricing: pricing?.forMember(measuring, rt.config) };
         } catch (err) {
           problem(err);
