@@ -84,8 +84,8 @@ describe('e2e: editor polish', function () {
     assert.deepStrictEqual(valid, { valid: true, errors: [] });
     await page.evaluate((nodeId) => RED.editor.edit(RED.nodes.node(nodeId)), id);
     await page.waitForSelector('#node-input-name', { state: 'visible' });
-    assert.deepStrictEqual(await page.evaluate(() => ({ runFor: $('#node-input-runFor').val(), minBlock: $('#node-input-minBlock').val(), configVersion: $('#node-input-configVersion').val() })),
-      { runFor: '0', minBlock: '1800', configVersion: '2' });
+    assert.deepStrictEqual(await page.evaluate(() => ({ runFor: $('#node-input-runFor').val(), minBlock: $('#node-input-minBlock').val(), actuator: $('#node-input-actuator').val(), switchShown: $('#node-input-switchId').closest('.form-row').is(':visible'), flowShown: $('#node-input-commandForm').closest('.form-row').is(':visible'), configVersion: $('#node-input-configVersion').val() })),
+      { runFor: '0', minBlock: '1800', actuator: 'device', switchShown: true, flowShown: false, configVersion: '3' });
     await closeDialog();
     await page.evaluate((nodeId) => { RED.nodes.remove(nodeId); RED.view.redraw(true); }, id);
   });
