@@ -90,6 +90,23 @@ describe('e2e: editor polish', function () {
     await page.evaluate((nodeId) => { RED.nodes.remove(nodeId); RED.view.redraw(true); }, id);
   });
 
+  it('load control switched by the flow: the relay fields give way to the command words and the state source; no switch needed', async () => {
+    await openDialog('energy-load-control');
+    const shown = () => page.evaluate(() => Object.fromEntries(['switchDeviceId', 'switchId', 'commandForm', 'confirmBy', 'confirmAfter'].map((f) => [f, $(`#node-input-${f}`).closest('.form-row').is(':visible')])));
+    assert.deepStrictEqual(await shown(), { switchDeviceId: true, switchId: true, commandForm: false, confirmBy: false, confirmAfter: false });
+    await page.selectOption('#node-input-actuator', 'flow');
+    assert.deepStrictEqual(await shown(), { switchDeviceId: false, switchId: false, commandForm: true, confirmBy: true, confirmAfter: false });
+    assert.match(await page.evaluate(() => $('#energy-load-control-cost').text()), /\b720\b/, 'one energy read per 2 min, no switch reads');
+    await page.selectOption('#node-input-confirmBy', 'time');
+    assert.strictEqual((await shown()).confirmAfter, true);
+    await page.evaluate(() => $('#node-input-switchId').val('').trigger('change'));
+    await h.screenshot(page, 'polish-load-control-flow.png');
+    await page.click('#node-dialog-ok');
+    await page.waitForSelector('#node-input-name', { state: 'detached' });
+    const saved = await page.evaluate((id) => { const n = RED.nodes.node(id); RED.editor.validateNode(n); return { actuator: n.actuator, confirmBy: n.confirmBy, switchId: n.switchId, valid: n.valid }; }, nodeOf('energy-load-control'));
+    assert.deepStrictEqual(saved, { actuator: 'flow', confirmBy: 'time', switchId: '', valid: true });
+  });
+
   it('the device picker lists every device even when a device is set', async () => {
     await openDialog('energy-query');
     assert.strictEqual(await page.inputValue('#node-input-deviceId'), DEVICE);
