@@ -16,6 +16,7 @@ export abstract class PackageError extends Error {
 
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
     this.code = code;
   }
 
@@ -32,37 +33,25 @@ export function isPackageError(err: unknown): err is PackageError {
 /** A price list that cannot be read, or a price source that failed. */
 export class PriceError extends PackageError {
   readonly side = 'prices';
-  constructor(message: string, code = 'BAD_PRICES') {
-    super(code, message);
-    this.name = 'PriceError';
-  }
+  constructor(message: string, code = 'BAD_PRICES') { super(code, message); }
 }
 
 /** A msg a node cannot use (what it carries, not the node's settings). */
 export class MsgError extends PackageError {
   readonly side = 'msg';
-  constructor(message: string, code = 'BAD_MSG') {
-    super(code, message);
-    this.name = 'MsgError';
-  }
+  constructor(message: string, code = 'BAD_MSG') { super(code, message); }
 }
 
 /** Settings a node or config node cannot run with. */
 export class ConfigError extends PackageError {
   readonly side = 'config';
-  constructor(message: string, code = 'BAD_CONFIG') {
-    super(code, message);
-    this.name = 'ConfigError';
-  }
+  constructor(message: string, code = 'BAD_CONFIG') { super(code, message); }
 }
 
 /** The MQTT broker refused or failed. */
 export class BrokerError extends PackageError {
   readonly side = 'broker';
-  constructor(message: string, code = 'BROKER_REFUSED') {
-    super(code, message);
-    this.name = 'BrokerError';
-  }
+  constructor(message: string, code = 'BROKER_REFUSED') { super(code, message); }
 }
 
 /**
@@ -80,7 +69,6 @@ export class StoreError extends PackageError {
 
   constructor(code: string, message: string, status = 0, sent = true) {
     super(code, message);
-    this.name = 'StoreError';
     this.status = status;
     this.sent = sent;
   }

@@ -214,6 +214,20 @@ describe('e2e: editor polish', function () {
     await page.click('#node-config-dialog-cancel');
   });
 
+  it("opens again without a page error when the editor's own files come late, as on a loaded host (keymap.json 2 s late)", async () => {
+    const late = /\/red\/keymap\.json/;
+    await page.route(late, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      await route.continue();
+    });
+    try {
+      await h.openEditor(page, nr.editorUrl);
+    } finally {
+      await page.unroute(late);
+    }
+    // The page errors of this load are read by the next test.
+  });
+
   it('logged no page error and reached no outside host', () => {
     assert.deepStrictEqual(browser.consoleErrors.filter((e) => !/Failed to load resource/.test(e)), []);
     assert.deepStrictEqual(browser.outside, []);
