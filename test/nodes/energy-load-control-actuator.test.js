@@ -87,6 +87,47 @@ describe('energy-load-control switched by the flow (Node-RED, simulator clock)',
     assert.equal(lastEval(ctx, 'a').pending, false);
   });
 
+  it('override, minOn and maxOff work as with the relay: one command each, at its time', async function () {
+    const ALWAYS_OFF = { mode: 'threshold', onAbove: 1e6, offBelow: 1e6 };
+    const ctx = await setup(lc('a', { ...ALWAYS_OFF, minOn: 300, maxOff: 600 }));
+    await state(ctx, 'off');
+    assert.deepEqual(commands(ctx), []);
+    await tick(ctx, { payload: 'on', duration: 120 });
+    assert.deepEqual(commands(ctx), ['on']);
+    assert.equal(ctx.decisions.a[0].reason, 'override');
+    step(3);
+    await state(ctx, 'on');
+    assert.equal(lastEval(ctx, 'a').state, 'on');
+    step(117);
+    await tick(ctx);
+    assert.equal(lastEval(ctx, 'a').reason, 'minOn', 'the override ended; minOn holds from the command');
+    assert.deepEqual(commands(ctx), ['on']);
+    step(180);
+    await tick(ctx);
+    assert.deepEqual(commands(ctx), ['on', 'off']);
+    assert.equal(ctx.decisions.a[1].reason, 'offBelow');
+    await state(ctx, 'off');
+    step(590);
+    await tick(ctx);
+    assert.deepEqual(commands(ctx), ['on', 'off']);
+    step(10);
+    await tick(ctx);
+    assert.deepEqual(commands(ctx), ['on', 'off', 'on']);
+    assert.equal(ctx.decisions.a[2].reason, 'maxOff');
+    assert.deepEqual(ctx.caught, []);
+  });
+
+  it('a load switched by the flow and a relay share one group: one energy read per round, the relay alone PATCHes', async function () {
+    const ctx = await setup(lc('r', { ...ALWAYS_ON, actuator: 'device', switchId: `${DEV}_S3` }), lc('f', { ...ALWAYS_ON, priority: 2 }));
+    await tick(ctx, { topic: 'state', payload: 'off' }, 'f');
+    assert.deepEqual(commands(ctx, 'f'), ['on']);
+    assert.deepEqual(f.patchLog().map((p) => [p.switchId, p.state]), [[`${DEV}_S3`, 'closed']]);
+    assert.deepEqual(ctx.decisions.r.map((m) => [m.payload, m.outcome]), [['on', 'sent']]);
+    assert.equal(f.energyReads().length, 1);
+    assert.equal(reads(DEV).length, 1, 'the device once, for both');
+    assert.deepEqual(ctx.caught, []);
+  });
+
   it('confirmBy draw: a command is confirmed when the load channel draws (or stops) in an entry after it', async function () {
     // The pool pump (channel 4) of the solar home runs on its relay S2: here a "Shelly" the test drives from output 1.
     const S2 = `${DEV}_S2`;
