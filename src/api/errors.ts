@@ -1,4 +1,5 @@
-/** The one error type for everything that fails in the client. */
+/** The one error type for everything that fails in the client: the service's member of the package's error family. */
+import { PackageError } from './error-family.js';
 
 export interface ApiErrorDetail {
   code: string;
@@ -49,9 +50,9 @@ export interface EnergyApiErrorInit {
   cause?: unknown;
 }
 
-export class EnergyApiError extends Error {
+export class EnergyApiError extends PackageError {
+  readonly side = 'service';
   readonly status: number;
-  readonly code: string;
   readonly apiMessage?: string;
   readonly errors: ApiErrorDetail[];
   readonly rateLimit?: RateLimitFacts;
@@ -60,10 +61,9 @@ export class EnergyApiError extends Error {
   readonly sent: boolean;
 
   constructor(init: EnergyApiErrorInit) {
-    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    super(init.code, init.message, { cause: init.cause });
     this.name = 'EnergyApiError';
     this.status = init.status ?? 0;
-    this.code = init.code;
     this.apiMessage = init.apiMessage;
     this.errors = init.errors ?? [];
     this.rateLimit = init.rateLimit;
@@ -78,7 +78,7 @@ export class EnergyApiError extends Error {
   }
 
   /** Plain data for a Node-RED msg (`msg.error` details) without the stack or the cause. */
-  toJSON(): Record<string, unknown> {
+  override toJSON(): Record<string, unknown> {
     return {
       name: this.name,
       message: this.message,

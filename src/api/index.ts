@@ -1,5 +1,6 @@
 export * from './types.js';
 export * from './errors.js';
+export * from './error-family.js';
 export { EnergyApiClient, PENDING_POLL_MIN_MS, checkBaseUrl, checkDeviceId } from './client.js';
 export { RangePages, DEFAULT_READ_AHEAD, COLLECT_READ_AHEAD, type PageFetch } from './pages.js';
 export type { CallOptions, RangeCallOptions, PageReadOptions, RangeKind, ClientOptions, Edge, KeyStatus, UpdateOutcome, WaitOptions, WaitOutcome } from './client.js';

@@ -319,6 +319,8 @@ describe('e2e: dashboard', function () {
     // Switched by hand, the load stays so until Auto: its node does not switch it back.
     assert.match(shown.rows.override, new RegExp(`^Manual: ${label(wanted)} until Auto`));
     assert.ok(shown.afterMs <= 8000, `both lists showed the device's state ${shown.afterMs} ms after it confirmed (a 5 s poll)`);
+    fs.mkdirSync(h.ARTIFACTS, { recursive: true });
+    fs.writeFileSync(path.join(h.ARTIFACTS, 'dashboard-switch-shown-after-ms.json'), JSON.stringify({ switchList: shown.afterMs }));
     assert.strictEqual((await client.getDevice(SITE)).switches.find((s) => s.id === target.id).state, wanted);
     await page.click(`${widget(T.loads)} .ed-load[data-load="${load}"] button:has-text("Auto")`);
     await page.waitForFunction((sel) => !document.querySelector(sel).querySelector('.ed-override'), `${widget(T.loads)} .ed-load[data-load="${load}"]`, { timeout: 15000 });

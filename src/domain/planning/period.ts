@@ -1,3 +1,4 @@
+import { ConfigError } from '../../api/index.js';
 import { DateTime } from 'luxon';
 
 /** The day a run target belongs to: it ends at `by` (local wall time) and starts at the `by` before. */
@@ -14,7 +15,7 @@ export function parseBy(text: string | undefined): number {
   if (value === '') return END_OF_DAY;
   const m = /^(\d{1,2}):(\d{2})$/.exec(value);
   const minute = m ? Number(m[1]) * 60 + Number(m[2]) : NaN;
-  if (!m || Number(m[2]) > 59 || minute > END_OF_DAY) throw new Error(`by "${value.slice(0, 10)}" is not a local time such as 17:00 (24:00 or empty = end of the day)`);
+  if (!m || Number(m[2]) > 59 || minute > END_OF_DAY) throw new ConfigError(`by "${value.slice(0, 10)}" is not a local time such as 17:00 (24:00 or empty = end of the day)`);
   return minute === 0 ? END_OF_DAY : minute;
 }
 

@@ -4,6 +4,7 @@
 // export price here is its negation); startTime is one second after the interval's boundary (endTime is
 // on it), so a slot starts at endTime − duration; CurrentInterval carries `estimate`; spikeStatus is
 // none, potential or spike.
+import { PriceError } from '../../api/index.js';
 import type { RawSlot } from './types.js';
 
 type Item = Record<string, unknown>;
@@ -37,11 +38,11 @@ export function amberSlots(list: unknown[], source: string): RawSlot[] {
     const item = interval(raw, where);
     if (item.channel === 'controlledLoad') return;
     const byEnd = item.channel === 'general' ? general : feedIn;
-    if (byEnd.has(item.end)) throw new Error(`${where}: a second ${item.channel} interval ending ${new Date(item.end * 1000).toISOString()}`);
+    if (byEnd.has(item.end)) throw new PriceError(`${where}: a second ${item.channel} interval ending ${new Date(item.end * 1000).toISOString()}`);
     byEnd.set(item.end, item);
   });
   for (const [end, item] of feedIn) {
-    if (!general.has(end)) throw new Error(`${item.where}: the feedIn interval ending ${new Date(end * 1000).toISOString()} has no general interval (a partial list)`);
+    if (!general.has(end)) throw new PriceError(`${item.where}: the feedIn interval ending ${new Date(end * 1000).toISOString()} has no general interval (a partial list)`);
   }
   return [...general.values()].map((g) => {
     const f = feedIn.get(g.end);
@@ -59,18 +60,18 @@ export function amberSlots(list: unknown[], source: string): RawSlot[] {
 }
 
 function interval(raw: unknown, where: string): Interval & { channel: (typeof CHANNELS)[number] } {
-  if (typeof raw !== 'object' || raw === null) throw new Error(`${where} must be an Amber interval object`);
+  if (typeof raw !== 'object' || raw === null) throw new PriceError(`${where} must be an Amber interval object`);
   const o = raw as Item;
   const channel = o.channelType as (typeof CHANNELS)[number];
-  if (!CHANNELS.includes(channel)) throw new Error(`${where}: channelType ${JSON.stringify(o.channelType)} is not general, controlledLoad or feedIn`);
+  if (!CHANNELS.includes(channel)) throw new PriceError(`${where}: channelType ${JSON.stringify(o.channelType)} is not general, controlledLoad or feedIn`);
   const duration = o.duration;
-  if (typeof duration !== 'number' || !DURATIONS.includes(duration)) throw new Error(`${where}: duration ${JSON.stringify(duration)} is not 5, 15 or 30 (minutes)`);
+  if (typeof duration !== 'number' || !DURATIONS.includes(duration)) throw new PriceError(`${where}: duration ${JSON.stringify(duration)} is not 5, 15 or 30 (minutes)`);
   const endMs = typeof o.endTime === 'string' ? Date.parse(o.endTime) : NaN;
-  if (!Number.isFinite(endMs)) throw new Error(`${where}: endTime ${JSON.stringify(o.endTime)} is not an ISO time`);
+  if (!Number.isFinite(endMs)) throw new PriceError(`${where}: endTime ${JSON.stringify(o.endTime)} is not an ISO time`);
   const end = Math.round(endMs / 1000);
   const at = `${where} (${channel} ending ${new Date(end * 1000).toISOString()})`;
-  if (typeof o.perKwh !== 'number' || !Number.isFinite(o.perKwh)) throw new Error(`${at}: perKwh ${JSON.stringify(o.perKwh)} is not a number of c/kWh`);
-  if (o.estimate !== undefined && typeof o.estimate !== 'boolean') throw new Error(`${at}: estimate must be true or false`);
+  if (typeof o.perKwh !== 'number' || !Number.isFinite(o.perKwh)) throw new PriceError(`${at}: perKwh ${JSON.stringify(o.perKwh)} is not a number of c/kWh`);
+  if (o.estimate !== undefined && typeof o.estimate !== 'boolean') throw new PriceError(`${at}: estimate must be true or false`);
   // c/kWh to micro-units of the dollar per kWh.
   const micros = Math.round(o.perKwh * 10_000);
   const estimate = o.type === 'ForecastInterval' || o.estimate === true;

@@ -1,5 +1,6 @@
 // Money as integers: prices and costs in micro-units of the currency (1 AUD = 1 000 000), so sums
 // never drift the way 0.1 + 0.2 does in floating point.
+import { PriceError } from '../../api/index.js';
 
 export const MICROS_PER_UNIT = 1_000_000;
 const JOULES_PER_KWH = 3_600_000n;
@@ -8,11 +9,11 @@ const JOULES_PER_KWH = 3_600_000n;
 export function parseMicros(value: unknown): number {
   const text = typeof value === 'number' ? numberText(value) : String(value ?? '').trim();
   const m = /^(-)?(\d*)(?:\.(\d*))?$/.exec(text);
-  if (!m || (m[2] === '' && !m[3])) throw new Error(`"${text.slice(0, 20)}" is not a price (use a number such as 0.2875)`);
+  if (!m || (m[2] === '' && !m[3])) throw new PriceError(`"${text.slice(0, 20)}" is not a price (use a number such as 0.2875)`);
   const decimals = m[3] ?? '';
-  if (decimals.length > 6) throw new Error(`"${text.slice(0, 20)}" has more than 6 decimals`);
+  if (decimals.length > 6) throw new PriceError(`"${text.slice(0, 20)}" has more than 6 decimals`);
   const micros = Number(m[2] || '0') * MICROS_PER_UNIT + Number(decimals.padEnd(6, '0'));
-  if (!Number.isSafeInteger(micros)) throw new Error(`"${text.slice(0, 20)}" is too large`);
+  if (!Number.isSafeInteger(micros)) throw new PriceError(`"${text.slice(0, 20)}" is too large`);
   return m[1] && micros !== 0 ? -micros : micros;
 }
 

@@ -1,6 +1,7 @@
 // The one price normaliser: every price list that reaches the package (msg.prices in any of the shapes in
 // shapes.ts, Amber's intervals, the tariff's own slots) becomes sorted, non-overlapping slots in micro-units
 // per kWh, or is refused whole with an error that names the slot. Nothing is half applied.
+import { PriceError } from '../../api/index.js';
 import { fromMicros } from './money.js';
 import { readShape, type ReadContext } from './shapes.js';
 import type { PricePeriod, PriceShape, PriceSlot, RawSlot } from './types.js';
@@ -31,11 +32,15 @@ export interface PriceList {
  */
 export function readPrices(value: unknown, options: ReadOptions): PriceList {
   if (value === undefined || value === null) return { shape: 'slots', periods: [] };
-  const read = readShape(value, options);
+  return settleShape(readShape(value, options), options);
+}
+
+/** A price list from what readShape made of a value (undefined: no shape this package knows). */
+export function settleShape(read: ReturnType<typeof readShape>, options: ReadOptions): PriceList {
   if (!read) {
-    throw new Error(`${options.source} is not a price list this package knows: send [{start, end, price}], Amber's intervals, power-saver's priceData [{start, value}], Tibber's priceInfo or a Nord Pool node's list`);
+    throw new PriceError(`${options.source} is not a price list this package knows: send [{start, end, price}], Amber's intervals, power-saver's priceData [{start, value}], Tibber's priceInfo or a Nord Pool node's list`);
   }
-  if (read.items.length > MAX_SLOTS) throw new Error(`${options.source} has ${read.items.length} slots: more than ${MAX_SLOTS} is not accepted`);
+  if (read.items.length > MAX_SLOTS) throw new PriceError(`${options.source} has ${read.items.length} slots: more than ${MAX_SLOTS} is not accepted`);
   return { shape: read.shape, periods: settle(read.items, options) };
 }
 
@@ -48,13 +53,13 @@ function settle(items: RawSlot[], options: ReadOptions): PricePeriod[] {
     let end = item.end ?? next?.start;
     if (end === undefined && previous) end = item.start + ((previous.end ?? item.start) - previous.start);
     if (end === undefined) {
-      if (options.single !== 'forever') throw new Error(`${item.where}: the only slot has no end, so its length is unknown (give it an end)`);
+      if (options.single !== 'forever') throw new PriceError(`${item.where}: the only slot has no end, so its length is unknown (give it an end)`);
       end = Number.MAX_SAFE_INTEGER;
     }
-    if (end <= item.start) throw new Error(`${item.where}: the slot starting ${iso(item.start)} ends before it starts`);
-    if (next && next.start === item.start) throw new Error(`${next.where}: a second slot starting ${iso(item.start)}`);
-    if (next && end > next.start) throw new Error(`${next.where}: the slot starting ${iso(next.start)} overlaps the one starting ${iso(item.start)}`);
-    if (next && end < next.start) throw new Error(`${next.where}: nothing covers ${iso(end)} to ${iso(next.start)} before the slot starting ${iso(next.start)} (a partial list)`);
+    if (end <= item.start) throw new PriceError(`${item.where}: the slot starting ${iso(item.start)} ends before it starts`);
+    if (next && next.start === item.start) throw new PriceError(`${next.where}: a second slot starting ${iso(item.start)}`);
+    if (next && end > next.start) throw new PriceError(`${next.where}: the slot starting ${iso(next.start)} overlaps the one starting ${iso(item.start)}`);
+    if (next && end < next.start) throw new PriceError(`${next.where}: nothing covers ${iso(end)} to ${iso(next.start)} before the slot starting ${iso(next.start)} (a partial list)`);
     const period: PricePeriod = { start: item.start, end, micros: item.micros };
     if (item.exportMicros !== undefined) period.exportMicros = item.exportMicros;
     if (item.estimate) period.estimate = true;

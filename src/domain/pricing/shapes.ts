@@ -1,5 +1,6 @@
 // The price shapes other sources and Node-RED price nodes emit, each read into raw slots in micro-units
 // per kWh. Which shape a value is, is told by the fields of its items; nothing is guessed from values.
+import { PriceError } from '../../api/index.js';
 import { parseTime, type TimeInput } from '../../api/time.js';
 import { parseMicros } from './money.js';
 import { amberSlots, isAmberInterval } from './amber.js';
@@ -105,7 +106,7 @@ function nordPoolItem(item: unknown, where: string, ctx: ReadContext): RawSlot {
   const perKwh = /\/\s*kwh/i.test(unit);
   const raw = o[priceField];
   const value = typeof raw === 'string' ? Number(raw.replace(/\s/g, '').replace(',', '.')) : raw;
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new Error(`${where}.${priceField}: ${describe(raw)} is not a price`);
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new PriceError(`${where}.${priceField}: ${describe(raw)} is not a price`);
   return {
     where,
     start: time(localText(o[startField]), `${where}.${startField}`, ctx),
@@ -118,33 +119,33 @@ function nordPoolItem(item: unknown, where: string, ctx: ReadContext): RawSlot {
 const localText = (value: unknown): unknown => (typeof value === 'string' ? value.replace(/^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2})/, '$1T$2') : value);
 
 function objectAt(item: unknown, where: string, expected: string): Item {
-  if (!isObject(item)) throw new Error(`${where} must be an object ${expected}, not ${describe(item)}`);
+  if (!isObject(item)) throw new PriceError(`${where} must be an object ${expected}, not ${describe(item)}`);
   return item;
 }
 
 /** Unix seconds from any time a user may give (unix s or ms, ISO text, a Date). */
 export function time(value: unknown, where: string, ctx: { timezone?: string } = {}): number {
-  if (typeof value !== 'number' && typeof value !== 'string' && !(value instanceof Date)) throw new Error(`${where} must be a time (unix s or ms, ISO text or a Date), not ${describe(value)}`);
+  if (typeof value !== 'number' && typeof value !== 'string' && !(value instanceof Date)) throw new PriceError(`${where} must be a time (unix s or ms, ISO text or a Date), not ${describe(value)}`);
   try {
     return parseTime(value as TimeInput, { timezone: ctx.timezone });
   } catch (err) {
-    throw new Error(`${where}: ${(err as Error).message}`);
+    throw new PriceError(`${where}: ${(err as Error).message}`);
   }
 }
 
 /** A decimal price per kWh to micro-units (at most 6 decimals). */
 export function money(value: unknown, where: string): number {
-  if (typeof value !== 'number' && typeof value !== 'string') throw new Error(`${where}: ${describe(value)} is not a price (use a number such as 0.2875)`);
+  if (typeof value !== 'number' && typeof value !== 'string') throw new PriceError(`${where}: ${describe(value)} is not a price (use a number such as 0.2875)`);
   try {
     return parseMicros(value);
   } catch (err) {
-    throw new Error(`${where}: ${(err as Error).message}`);
+    throw new PriceError(`${where}: ${(err as Error).message}`);
   }
 }
 
 function flag(value: unknown, where: string): boolean | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'boolean') throw new Error(`${where} must be true or false, not ${describe(value)}`);
+  if (typeof value !== 'boolean') throw new PriceError(`${where} must be true or false, not ${describe(value)}`);
   return value;
 }
 

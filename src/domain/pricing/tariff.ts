@@ -1,5 +1,6 @@
 // The tariff as data, with no Node-RED imports: rows as the editor saves them, checked and turned
 // into price schedules that answer "what does a kWh cost at this instant" in a time zone.
+import { ConfigError } from '../../api/index.js';
 import { DateTime } from 'luxon';
 import { parseMicros } from './money.js';
 
@@ -62,7 +63,7 @@ export class Schedule {
     const rate = version?.items.find((r) => coversDay(r, local.weekday) && inWindow(r, local.minute));
     if (!rate) {
       const when = describeWallTime(local);
-      throw new Error(version
+      throw new ConfigError(version
         ? `no ${this.name} price for ${when}: the rows from ${version.since || 'the beginning'} do not cover that day and time`
         : `no ${this.name} price for ${when}: the first rows start on ${this.versions[0]?.since}`);
     }
@@ -108,9 +109,9 @@ const ALL_DAYS = 0b11111110;
 /** Checks the editor's rows; every problem is named with its row so the user can fix it. */
 export function buildTariff(def: TariffDef): Tariff {
   const currency = String(def.currency ?? '').trim();
-  if (!/^[A-Za-z$€£¥¢ ]{1,8}$/.test(currency)) throw new Error(`the currency "${currency.slice(0, 20)}" should be a short code such as AUD, EUR or USD`);
+  if (!/^[A-Za-z$€£¥¢ ]{1,8}$/.test(currency)) throw new ConfigError(`the currency "${currency.slice(0, 20)}" should be a short code such as AUD, EUR or USD`);
   const timezone = String(def.timezone ?? '').trim();
-  if (timezone && !DateTime.now().setZone(timezone).isValid) throw new Error(`"${timezone.slice(0, 64)}" is not a time zone name (use e.g. Australia/Sydney, or leave empty for the device's own)`);
+  if (timezone && !DateTime.now().setZone(timezone).isValid) throw new ConfigError(`"${timezone.slice(0, 64)}" is not a time zone name (use e.g. Australia/Sydney, or leave empty for the device's own)`);
   return {
     currency,
     timezone,
@@ -128,7 +129,7 @@ function schedule(name: string, rows: RateRow[]): Schedule {
     const where = `${name} price row ${i + 1}`;
     const fromMin = minuteOf(row.from ?? '00:00', where, false);
     const toMin = minuteOf(row.to ?? '24:00', where, true);
-    if (fromMin === toMin) throw new Error(`${where}: "from" and "to" are the same time, so the row covers nothing (use 00:00 to 24:00 for the whole day)`);
+    if (fromMin === toMin) throw new ConfigError(`${where}: "from" and "to" are the same time, so the row covers nothing (use 00:00 to 24:00 for the whole day)`);
     return {
       since: sinceOf(row.since, where),
       item: { days: daysOf(row.days ?? 'all', where), fromMin, toMin, micros: micros(row.price, where), text: `${row.from}-${row.to}` },
@@ -162,7 +163,7 @@ function inWindow(rate: Rate, minute: number): boolean {
 function sinceOf(value: unknown, where: string): string {
   const text = String(value ?? '').trim();
   if (text === '') return '';
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || !DateTime.fromISO(text).isValid) throw new Error(`${where}: "since" must be a date like 2026-07-01, or empty for "always"; got "${text.slice(0, 20)}"`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || !DateTime.fromISO(text).isValid) throw new ConfigError(`${where}: "since" must be a date like 2026-07-01, or empty for "always"; got "${text.slice(0, 20)}"`);
   return text;
 }
 
@@ -170,7 +171,7 @@ function minuteOf(value: string, where: string, endOfDay: boolean): number {
   const m = /^(\d{1,2}):(\d{2})$/.exec(String(value).trim());
   const minute = m ? Number(m[1]) * 60 + Number(m[2]) : NaN;
   if (!m || Number(m[2]) > 59 || minute > 1440 || (minute === 1440 && !endOfDay)) {
-    throw new Error(`${where}: "${String(value).slice(0, 10)}" is not a time of day like 07:00${endOfDay ? ' (24:00 = midnight at the end)' : ''}`);
+    throw new ConfigError(`${where}: "${String(value).slice(0, 10)}" is not a time of day like 07:00${endOfDay ? ' (24:00 = midnight at the end)' : ''}`);
   }
   return minute;
 }
@@ -184,7 +185,7 @@ export function daysOf(text: string, where: string): number {
   let bits = 0;
   for (const part of value.split(',').map((p) => p.trim())) {
     const [a, b = a] = part.split('-').map((p) => WEEKDAYS.indexOf(p.trim().slice(0, 3)) + 1);
-    if (a < 1 || b < 1) throw new Error(`${where}: days "${text.slice(0, 30)}" should be all, weekdays, weekends or a list such as mon-fri or sat,sun`);
+    if (a < 1 || b < 1) throw new ConfigError(`${where}: days "${text.slice(0, 30)}" should be all, weekdays, weekends or a list such as mon-fri or sat,sun`);
     for (let d = a; ; d = (d % 7) + 1) {
       bits |= 1 << d;
       if (d === b) break;
@@ -197,6 +198,6 @@ function micros(value: unknown, where: string): number {
   try {
     return parseMicros(value);
   } catch (err) {
-    throw new Error(`${where}: ${(err as Error).message}`);
+    throw new ConfigError(`${where}: ${(err as Error).message}`);
   }
 }

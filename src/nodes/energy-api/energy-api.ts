@@ -1,5 +1,5 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { acquireClient, isEnergyApiError, type ClientLease, type KeyStatus, type RateLimitState, type SharedStatus } from '../../api/index.js';
+import { acquireClient, type ClientLease, ConfigError, isEnergyApiError, type KeyStatus, type RateLimitState, type SharedStatus } from '../../api/index.js';
 import type { EnergyApiConfigNode } from '../shared/config-types.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import { watchDailyBudget } from '../shared/daily-budget.js';
@@ -54,12 +54,12 @@ export = function (RED: NodeAPI): void {
 
     try {
       const apiKey = node.credentials?.apiKey?.trim();
-      if (!apiKey) throw new Error(RED._('energy-api.errors.noKey'));
+      if (!apiKey) throw new ConfigError(RED._('energy-api.errors.noKey'));
       // Node-RED substitutes ${NAME} in credentials but leaves the text as typed when NAME is unset.
       const unsetVariable = /^\$\{(\S+)\}$/.exec(apiKey);
-      if (unsetVariable) throw new Error(RED._('energy-api.errors.envKeyUnset', { name: unsetVariable[1] }));
+      if (unsetVariable) throw new ConfigError(RED._('energy-api.errors.envKeyUnset', { name: unsetVariable[1] }));
       const redisUrl = def.redisUrl?.trim() || undefined;
-      if (redisUrl && !REDIS_URL.test(redisUrl)) throw new Error(RED._('energy-api.errors.badRedisUrl'));
+      if (redisUrl && !REDIS_URL.test(redisUrl)) throw new ConfigError(RED._('energy-api.errors.badRedisUrl'));
       // Kept working for flows saved that way, but the flow file and every export carry it: the editor moves it.
       if (redisUrl && REDIS_URL_WITH_PASSWORD.test(redisUrl)) node.warn(RED._('energy-api.errors.redisPasswordInUrl'));
       // One client and limiter per base address and key in this process: config nodes sharing a key share its limits.

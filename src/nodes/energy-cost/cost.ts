@@ -1,6 +1,7 @@
 // The cost arithmetic: grid energy per entry, priced piece by piece, summed per entry and per local day.
 // Energy stays in whole Joules until it is shown as kWh; money is counted in millionths.
 // An entry's energy is spread evenly over its period (pro rata by time) when a price change falls inside it.
+import { PriceError } from '../../api/index.js';
 import { DateTime } from 'luxon';
 import { costNumerator, divRound, fromMicros, roundCost } from '../../domain/pricing/money.js';
 import { describeWallTime, type Schedule, type Tariff } from '../../domain/pricing/tariff.js';
@@ -142,7 +143,7 @@ function priceAt(periods: PricePeriod[], schedule: Schedule, piece: Segment, fal
   const period = periodAt(periods, piece.start);
   if (period) return period.micros;
   if (schedule.empty && fallback !== undefined) return fallback;
-  if (schedule.empty) throw new Error(`no import price for ${describeWallTime(piece.wall)}: the tariff has no import rows and msg.prices does not cover it`);
+  if (schedule.empty) throw new PriceError(`no import price for ${describeWallTime(piece.wall)}: the tariff has no import rows and msg.prices does not cover it`);
   return schedule.microsAt(piece.wall);
 }
 

@@ -1,5 +1,5 @@
 import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
-import { isValidTimezone, type Device, type EnergyEntry } from '../../api/index.js';
+import { ConfigError, type Device, type EnergyEntry, isValidTimezone, MsgError } from '../../api/index.js';
 import type { EnergyTariffConfigNode } from '../shared/config-types.js';
 import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
@@ -44,14 +44,14 @@ export = function (RED: NodeAPI): void {
 
     async function cost(msg: CostMsg): Promise<CostResult & { deviceId?: string; channels: string[] }> {
       const tariff = tariffNode?.tariff;
-      if (!tariff) throw new Error(tariffNode?.problem ? `the tariff is not usable: ${tariffNode.problem}` : 'no energy-tariff config node is selected');
+      if (!tariff) throw new ConfigError(tariffNode?.problem ? `the tariff is not usable: ${tariffNode.problem}` : 'no energy-tariff config node is selected');
       const entries = Array.isArray(msg.payload) ? msg.payload : msg.payload && typeof msg.payload === 'object' ? [msg.payload] : undefined;
-      if (!entries) throw new Error('msg.payload must be energy entries (energy-query "entries" output) or one entry');
+      if (!entries) throw new MsgError('msg.payload must be energy entries (energy-query "entries" output) or one entry');
       const deviceId = typeof msg.deviceId === 'string' ? msg.deviceId : undefined;
       const dev = await device(msg);
       // The first that is set: the node's, the tariff's, the device's, the msg's, the config node's.
       const zone = def.timezone || tariff.timezone || dev?.timezone || (typeof msg.timezone === 'string' ? msg.timezone : '') || api?.timezone || '';
-      if (!isValidTimezone(zone)) throw new Error(zone ? `"${String(zone).slice(0, 64)}" is not a time zone name` : 'no timezone: set one in the node or the tariff, or send msg.timezone (energy-query sets it)');
+      if (!isValidTimezone(zone)) throw new ConfigError(zone ? `"${String(zone).slice(0, 64)}" is not a time zone name` : 'no timezone: set one in the node or the tariff, or send msg.timezone (energy-query sets it)');
       const channels = gridChannels(def.channels ?? '', dev, deviceId);
       const energies = (entries as EnergyEntry[]).map((entry, i) => gridEnergy(entry, channels, i)).sort((a, b) => a.end - b.end);
       const importPrices = readPrices(msg.prices, { source: 'msg.prices', single: 'forever' }).periods;

@@ -1,6 +1,6 @@
 // Import and export energy of the chosen channels in one energy entry, in whole Joules,
 // whatever form energy-query delivered it in (Joules, kWh or kW; short or long energy).
-import { MAX_TIMESTAMP_S, type EnergyEntry } from '../../api/index.js';
+import { type EnergyEntry, MAX_TIMESTAMP_S, MsgError } from '../../api/index.js';
 
 export interface GridEnergy {
   /** Unix seconds: the period covered is [start, end); an entry's timestamp is its END. */
@@ -21,15 +21,15 @@ export const MAX_ENTRY_S = 366 * 86400 + 3600;
 export function gridEnergy(entry: EnergyEntry, channels: number[], position: number): GridEnergy {
   const where = `entry ${position + 1} (timestamp ${String(entry?.timestamp)})`;
   if (typeof entry !== 'object' || entry === null || !Number.isInteger(entry.timestamp)) {
-    throw new Error(`${where} is not an energy entry: send energy-query's "entries" or "one message per entry" output`);
+    throw new MsgError(`${where} is not an energy entry: send energy-query's "entries" or "one message per entry" output`);
   }
-  if (entry.groupedBy === 'phases') throw new Error(`${where} is grouped by phase: the Grid channel cannot be told apart; query without "group channels by phase"`);
+  if (entry.groupedBy === 'phases') throw new MsgError(`${where} is grouped by phase: the Grid channel cannot be told apart; query without "group channels by phase"`);
   const duration = entry.duration;
-  if (typeof duration !== 'number' || !Number.isInteger(duration) || duration <= 0) throw new Error(`${where} has no duration`);
-  if (duration > MAX_ENTRY_S) throw new Error(`${where} covers ${Math.round(duration / 86400)} days: an entry of more than a year is not energy-query's`);
-  if (entry.timestamp - duration < 0 || entry.timestamp > MAX_TIMESTAMP_S) throw new Error(`${where} is outside 1970 to 2100: its timestamp must be unix seconds`);
+  if (typeof duration !== 'number' || !Number.isInteger(duration) || duration <= 0) throw new MsgError(`${where} has no duration`);
+  if (duration > MAX_ENTRY_S) throw new MsgError(`${where} covers ${Math.round(duration / 86400)} days: an entry of more than a year is not energy-query's`);
+  if (entry.timestamp - duration < 0 || entry.timestamp > MAX_TIMESTAMP_S) throw new MsgError(`${where} is outside 1970 to 2100: its timestamp must be unix seconds`);
   const read = readers(entry, duration);
-  if (!read) throw new Error(`${where} has no real energy (eReal, eRealKwh or pRealKw)`);
+  if (!read) throw new MsgError(`${where} has no real energy (eReal, eRealKwh or pRealKw)`);
   let importJ = 0;
   let exportJ = 0;
   for (const i of channels) {
@@ -54,9 +54,9 @@ function readers(entry: EnergyEntry, duration: number): Reader | undefined {
       const value = (name: string): number | undefined => {
         const arr = entry[name];
         if (!Array.isArray(arr)) return undefined;
-        if (i >= arr.length) throw new Error(`${where}: channel ${i + 1} is not in the entry (it has ${arr.length})`);
+        if (i >= arr.length) throw new MsgError(`${where}: channel ${i + 1} is not in the entry (it has ${arr.length})`);
         const v = arr[i];
-        if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`${where}: ${name} of channel ${i + 1} is not a number`);
+        if (typeof v !== 'number' || !Number.isFinite(v)) throw new MsgError(`${where}: ${name} of channel ${i + 1} is not a number`);
         return Math.round(v * scale);
       };
       const pos = value(posName);

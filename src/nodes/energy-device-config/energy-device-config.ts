@@ -1,5 +1,6 @@
 import type { Node, NodeAPI, NodeMessageInFlow } from 'node-red';
 import type { Device } from '../../api/index.js';
+import { DevicePoller, timerSleep } from '../../domain/site/device-poller.js';
 import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { commonKey } from '../shared/i18n.js';
 import { confirmedOn, pendingCausedBy, pendingOf } from './pending.js';
@@ -25,6 +26,7 @@ export = function (RED: NodeAPI): void {
     def = upgradeSavedConfig(this, def, migrations);
     attachDailyCost(RED, this, def, () => ({ nowMs: nodeClock(RED)() }));
     const runtime = new FlowNodeRuntime(RED, this, def);
+    const poller = new DevicePoller(() => runtime.client(), timerSleep((fn, ms) => runtime.setTimer(fn, ms), (t) => runtime.clearTimer(t)), runtime.call, runtime.now);
     const waitForPending = def.waitForPending === true;
     const timeout = Number(def.timeout);
     const timeoutMs = (Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_TIMEOUT_S) * 1000;
@@ -56,7 +58,7 @@ export = function (RED: NodeAPI): void {
       let confirmed = true;
       if (caused.length) {
         runtime.busy(RED._(commonKey('status.waiting')));
-        const waited = await client.waitForDevice(deviceId, (d) => confirmedOn(d, caused), { timeoutMs, ...call });
+        const waited = await poller.wait(deviceId, (d) => confirmedOn(d, caused), timeoutMs);
         device = waited.device;
         confirmed = waited.done;
       }

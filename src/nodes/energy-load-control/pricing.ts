@@ -1,3 +1,4 @@
+import { MsgError, PriceError } from '../../api/index.js';
 import type { Node, NodeAPI } from 'node-red';
 import type { Device } from '../../api/index.js';
 import { readPrices } from '../../domain/pricing/normalise.js';
@@ -43,14 +44,14 @@ export class LoadPricing {
 
   /** msg.prices for a node that may or may not plan: one without a run target says so. */
   static accept(pricing: LoadPricing | undefined, value: unknown, nowS: number, zone: string | undefined): void {
-    if (!pricing) throw new Error('msg.prices arrived, but this node has no run target: set runFor or cheapBelow (surplus mode) or choose price mode');
+    if (!pricing) throw new MsgError('msg.prices arrived, but this node has no run target: set runFor or cheapBelow (surplus mode) or choose price mode');
     pricing.receive(value, nowS, zone);
   }
 
   /** A new msg.prices, read by the one normaliser; a bad list throws and the last good one stays. */
   receive(value: unknown, nowS: number, zone: string | undefined): number {
     const { periods } = readPrices(value, { source: 'msg.prices', timezone: zone });
-    if (periods.length === 0) throw new Error('msg.prices is an empty list: send the prices from now on');
+    if (periods.length === 0) throw new PriceError('msg.prices is an empty list: send the prices from now on');
     this.prices = periods.filter((p) => p.end > nowS - KEEP_PAST_S);
     savePrices(this.node, this.store, this.prices);
     return periods.length;

@@ -1,5 +1,5 @@
 import type { Node, NodeAPI, NodeMessageInFlow } from 'node-red';
-import { EnergyApiError } from '../../api/index.js';
+import { BrokerError, EnergyApiError } from '../../api/index.js';
 import { siteGroup } from '../../domain/site/site.js';
 import { persistentStore } from '../shared/context-store.js';
 import { SwitchTransactions } from '../../domain/site/switch-transactions.js';
@@ -67,7 +67,7 @@ export = function (RED: NodeAPI): void {
     const link = new BrokerLink(broker, node.id, {
       up: () => status.up(),
       down: () => status.down(),
-      failed: (topic, err) => status.failed(new Error(`the broker refused a publish to ${topic}: ${toError(err).message}`)),
+      failed: (topic, err) => status.failed(new BrokerError(`the broker refused a publish to ${topic}: ${toError(err).message}`)),
     }, bridge.availabilityTopic);
     const transactions = new SwitchTransactions({
       client: () => rt.client(), call: rt.call, now: rt.now, setTimer: (fn, ms) => rt.setTimer(fn, ms), clearTimer: (tm) => rt.clearTimer(tm),

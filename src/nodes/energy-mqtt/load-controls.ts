@@ -1,3 +1,4 @@
+import { MsgError } from '../../api/index.js';
 import type { NodeMessage } from 'node-red';
 import type { Device } from '../../api/index.js';
 import type { LoadControlRegistry, LoadControlView } from '../shared/load-control-registry.js';
@@ -53,7 +54,7 @@ export class LoadControls {
       this.host.listen(topic, async (payload) => {
         // Looked up at each command: the load-control node may have been redeployed since.
         const current = this.host.registry.driving(this.device().id).filter((v) => v.switchId === view.switchId)[at.k - 1];
-        if (!current) return this.host.refused(new Error(`no load-control node drives ${view.switchId} any more`), { topic, payload });
+        if (!current) return this.host.refused(new MsgError(`no load-control node drives ${view.switchId} any more`), { topic, payload });
         if (!(await runOverrideCommand(this.host, current, topic, payload))) this.report(current);
       });
       this.report(view);

@@ -1,3 +1,4 @@
+import { MsgError } from '../../api/index.js';
 import type { Node, NodeAPI, NodeMessageInFlow } from 'node-red';
 import { DateTime } from 'luxon';
 import { readPrices, type PriceList } from '../../domain/pricing/normalise.js';
@@ -89,7 +90,7 @@ export = function (RED: NodeAPI): void {
     rt.onMessage(async ({ msg }) => {
       const list = pricesInMessage(msg as unknown as Record<string, unknown>, settings.timezone);
       if (list) return send(list, true, msg);
-      if (settings.source !== 'amber') throw new Error('msg carries no price list: send msg.prices, or another price node\'s msg.payload (power-saver, Tibber, Nord Pool)');
+      if (settings.source !== 'amber') throw new MsgError('msg carries no price list: send msg.prices, or another price node\'s msg.payload (power-saver, Tibber, Nord Pool)');
       try {
         send(await poll(), true);
       } finally {

@@ -1,5 +1,5 @@
 import type { NodeMessage } from 'node-red';
-import { periodAt, readPrices, toSlots, type PriceList } from '../../domain/pricing/normalise.js';
+import { periodAt, settleShape, toSlots, type PriceList } from '../../domain/pricing/normalise.js';
 import { readShape } from '../../domain/pricing/shapes.js';
 
 /** Where a msg may carry a price list: msg.prices, msg.payload (another price node's output), msg.data (Home Assistant). */
@@ -15,8 +15,10 @@ export function pricesInMessage(msg: Record<string, unknown>, timezone: string):
     const value = msg[place];
     if (value === undefined || value === null) continue;
     const source = `msg.${place}`;
-    if (place !== 'prices' && readShape(value, { source, timezone }) === undefined) continue;
-    return readPrices(value, { source, timezone });
+    // Each value is read once: its shape decides whether it is a list (msg.prices always is one, or refused).
+    const read = readShape(value, { source, timezone });
+    if (place !== 'prices' && read === undefined) continue;
+    return settleShape(read, { source, timezone });
   }
   return undefined;
 }

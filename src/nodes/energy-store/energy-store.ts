@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
-import { isValidTimezone } from '../../api/index.js';
+import { ConfigError, isValidTimezone } from '../../api/index.js';
 import { errorDetails, toError } from '../shared/errors.js';
 import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
@@ -75,7 +75,7 @@ export = function (RED: NodeAPI): void {
     /** `onDisk`: called once the msg's entries are in the disk queue (or it holds none). */
     async function handle(msg: StoreMsg, send: Send, onDisk: () => void): Promise<void> {
       await started;
-      if (!store || !settings || problem) throw problem ?? new Error('the store is not configured');
+      if (!store || !settings || problem) throw problem ?? new ConfigError('the store is not configured');
       if (msg.topic === 'read') {
         const result = await answerRead({
           msg, backend: await store.ready(), storedTimezone: typeof msg.deviceId === 'string' ? store.timezoneOf(msg.deviceId) : undefined,

@@ -1,3 +1,4 @@
+import { ConfigError } from '../../api/index.js';
 import os from 'node:os';
 import path from 'node:path';
 import type { NodeDef } from 'node-red';
@@ -56,14 +57,14 @@ export function userDirOf(settings: { userDir?: unknown }): string {
 function wholeNumber(value: unknown, fallback: number, name: string, min: number): number {
   if (value === undefined || value === null || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isFinite(n) || n < min || Math.floor(n) !== n) throw new Error(`${name} must be a whole number, ${min} or more; got "${String(value).slice(0, 20)}"`);
+  if (!Number.isFinite(n) || n < min || Math.floor(n) !== n) throw new ConfigError(`${name} must be a whole number, ${min} or more; got "${String(value).slice(0, 20)}"`);
   return n;
 }
 
 /** Reads and checks the properties; throws with a reason the user can act on. */
 export function readStoreSettings(def: EnergyStoreDef, userDir: string): StoreSettings {
   const backend = (def.backend || 'sqlite') as BackendName;
-  if (!BACKENDS.includes(backend)) throw new Error(`backend must be one of ${BACKENDS.join(', ')}; got "${String(def.backend).slice(0, 20)}"`);
+  if (!BACKENDS.includes(backend)) throw new ConfigError(`backend must be one of ${BACKENDS.join(', ')}; got "${String(def.backend).slice(0, 20)}"`);
   // Known before anything is queued: on a Node.js without node:sqlite every input is refused at once.
   const missing = backend === 'sqlite' ? sqliteProblem() : undefined;
   if (missing) throw unavailable(missing);

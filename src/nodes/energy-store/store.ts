@@ -1,6 +1,6 @@
 import type { EnergyApiError } from '../../api/index.js';
 import type { Now } from '../shared/clock.js';
-import { isStoreCode, refused } from './backends/errors.js';
+import { isStoreCode, refused, storeError } from './backends/errors.js';
 import type { StoreBackend, StreamKey, Watermark } from './backends/types.js';
 import type { StoreBatch } from './fields.js';
 import type { DiskQueue, QueueSize } from './queue.js';
@@ -80,7 +80,7 @@ export class EnergyStore {
     if (this.health.state === 'unavailable' && this.health.error) throw this.health.error;
     const seq = await this.queue.append(batch, this.now());
     if (this.marks.raise([{ device: batch.device, kind: batch.kind, granularity: batch.granularity, newest: batch.newest, oldest: batch.oldest }], timezone)) await this.marks.save();
-    if (this.closed) return { outcome: Promise.resolve({ state: 'queued', reason: new Error('the node stopped: the batch is written at the next start') }) };
+    if (this.closed) return { outcome: Promise.resolve({ state: 'queued', reason: storeError('STORE_STOPPED', 'the node stopped: the batch is written at the next start') }) };
     const outcome = new Promise<Outcome>((resolve, reject) => this.waiting.set(seq, { resolve, reject, rows: batch.rows.length }));
     this.kick();
     return { outcome };
@@ -131,7 +131,7 @@ export class EnergyStore {
     await this.draining;
     for (const [seq, w] of this.waiting) {
       this.waiting.delete(seq);
-      w.resolve({ state: 'queued', reason: new Error('the node stopped before the database took this batch: it is written at the next start') });
+      w.resolve({ state: 'queued', reason: storeError('STORE_STOPPED', 'the node stopped before the database took this batch: it is written at the next start') });
     }
     await this.backend.close();
   }

@@ -1,7 +1,6 @@
 import type { Node } from 'node-red';
 import type { EnergyApiClient, KeyStatus } from '../../api/index.js';
 import type { Tariff } from '../../domain/pricing/tariff.js';
-import type { BudgetReport } from './daily-budget.js';
 
 /** What a flow node sees of its `energy-api` config node. */
 export interface EnergyApiConfigNode extends Node {
@@ -24,4 +23,17 @@ export interface EnergyTariffConfigNode extends Node {
   tariff?: Tariff;
   /** Why the tariff is unusable, in the user's words. */
   problem?: string;
+}
+
+/** What the nodes using one config node will spend a day, against the key's daily limit. */
+export interface BudgetReport {
+  /** The key's daily limit: learnt from the service once it has answered, the configured one before. */
+  tpd: number;
+  requestsPerDay: number;
+  over: boolean;
+  /** The costliest nodes first (at most five). */
+  top: Array<{ id: string; type: string; name: string; requestsPerDay: number }>;
+  /** Nodes with a daily cost, and what the ones beyond `top` cost together (hundreds of nodes stay one line). */
+  nodes: number;
+  othersPerDay: number;
 }

@@ -1,19 +1,6 @@
 import type { Node, NodeAPI } from 'node-red';
-import type { EnergyApiConfigNode } from './config-types.js';
+import type { BudgetReport, EnergyApiConfigNode } from './config-types.js';
 import { hasDailyCost } from './request-cost.js';
-
-/** What the nodes using one config node will spend a day, against the key's daily limit. */
-export interface BudgetReport {
-  /** The key's daily limit: learnt from the service once it has answered, the configured one before. */
-  tpd: number;
-  requestsPerDay: number;
-  over: boolean;
-  /** The costliest nodes first (at most five). */
-  top: Array<{ id: string; type: string; name: string; requestsPerDay: number }>;
-  /** Nodes with a daily cost, and what the ones beyond `top` cost together (hundreds of nodes stay one line). */
-  nodes: number;
-  othersPerDay: number;
-}
 
 const SHOWN = 5;
 const NAMED_IN_STATUS = 2;

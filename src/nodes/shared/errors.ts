@@ -1,8 +1,8 @@
-import { isEnergyApiError } from '../../api/index.js';
+import { isEnergyApiError, isPackageError, StoreError } from '../../api/index.js';
 
 /** Short status text for an error: the HTTP status and code, or the client's own code. */
 export function shortReason(err: unknown): string {
-  if (isEnergyApiError(err)) {
+  if (isEnergyApiError(err) || err instanceof StoreError) {
     if (err.status > 0) return `${err.status} ${err.code}`;
     return err.code.toLowerCase().replace(/_/g, ' ');
   }
@@ -12,7 +12,7 @@ export function shortReason(err: unknown): string {
 
 /** Details for `msg.apiError`, so a Catch node sees the status, code and broken rules. */
 export function errorDetails(err: unknown): Record<string, unknown> {
-  if (isEnergyApiError(err)) return err.toJSON();
+  if (isPackageError(err)) return err.toJSON();
   return { message: err instanceof Error ? err.message : String(err) };
 }
 

@@ -1,22 +1,22 @@
-import { EnergyApiError } from '../../../api/index.js';
+import { StoreError } from '../../../api/index.js';
 
 /**
- * The store's failures, in the package's one error type. The code decides what happens to a batch:
+ * The store's failures, as the store's member of the package's error family (StoreError). The code decides what happens to a batch:
  * UNREACHABLE keeps it queued and retries; REFUSED keeps it queued, reports the reason and waits for
  * a fix; UNAVAILABLE refuses input (the backend cannot run here).
  */
-export type StoreErrorCode = 'STORE_UNREACHABLE' | 'STORE_REFUSED' | 'STORE_UNAVAILABLE' | 'QUEUE_FULL';
+export type StoreErrorCode = 'STORE_UNREACHABLE' | 'STORE_REFUSED' | 'STORE_UNAVAILABLE' | 'QUEUE_FULL' | 'STORE_STOPPED';
 
-export function storeError(code: StoreErrorCode, message: string, status = 0): EnergyApiError {
-  return new EnergyApiError({ code, message, status, sent: code !== 'STORE_UNAVAILABLE' && code !== 'QUEUE_FULL' });
+export function storeError(code: StoreErrorCode, message: string, status = 0): StoreError {
+  return new StoreError(code, message, status, code !== 'STORE_UNAVAILABLE' && code !== 'QUEUE_FULL' && code !== 'STORE_STOPPED');
 }
 
-export const unreachable = (message: string, status = 0): EnergyApiError => storeError('STORE_UNREACHABLE', message, status);
-export const refused = (message: string, status = 0): EnergyApiError => storeError('STORE_REFUSED', message, status);
-export const unavailable = (message: string): EnergyApiError => storeError('STORE_UNAVAILABLE', message);
+export const unreachable = (message: string, status = 0): StoreError => storeError('STORE_UNREACHABLE', message, status);
+export const refused = (message: string, status = 0): StoreError => storeError('STORE_REFUSED', message, status);
+export const unavailable = (message: string): StoreError => storeError('STORE_UNAVAILABLE', message);
 
 export function isStoreCode(err: unknown, code: StoreErrorCode): boolean {
-  return err instanceof EnergyApiError && err.code === code;
+  return err instanceof StoreError && err.code === code;
 }
 
 /** Socket-level failures: the database is not there (now). */

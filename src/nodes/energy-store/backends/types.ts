@@ -32,7 +32,7 @@ export interface RowRange extends StreamKey {
 
 /**
  * A database behind the store. Every method either does all it was asked or fails with an
- * EnergyApiError whose code says why: STORE_UNREACHABLE (try again later: the batch stays queued),
+ * StoreError whose code says why: STORE_UNREACHABLE (try again later: the batch stays queued),
  * STORE_REFUSED (the database said no: credentials, schema, permissions) or STORE_UNAVAILABLE (this
  * backend cannot run here at all).
  */

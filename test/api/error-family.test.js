@@ -1,0 +1,49 @@
+'use strict';
+const assert = require('node:assert/strict');
+const api = require('../../dist/api');
+const { errorDetails, shortReason } = require('../../dist/nodes/shared/errors.js');
+const { refused, unreachable } = require('../../dist/nodes/energy-store/backends/errors.js');
+const { readPrices } = require('../../dist/domain/pricing/normalise.js');
+const { buildTariff } = require('../../dist/domain/pricing/tariff.js');
+
+describe('one error family with a common code', () => {
+  it('a database failure is the store\'s member, not an EnergyApiError, and flows see it as before', () => {
+    const err = refused('PostgreSQL refused: password authentication failed');
+    assert.ok(err instanceof api.StoreError);
+    assert.ok(err instanceof api.PackageError);
+    assert.equal(api.isEnergyApiError(err), false);
+    assert.equal(err.side, 'store');
+    assert.equal(err.code, 'STORE_REFUSED');
+    assert.deepEqual(errorDetails(err), { name: 'StoreError', message: 'PostgreSQL refused: password authentication failed', status: 0, code: 'STORE_REFUSED' });
+    assert.equal(shortReason(err), 'store refused');
+    assert.equal(shortReason(unreachable('InfluxDB answered 503', 503)), '503 STORE_UNREACHABLE');
+  });
+
+  it('a bad price list is a PriceError with a code; its status text is still its message', () => {
+    let caught;
+    try {
+      readPrices([{ start: 0, end: 1800, price: 'cheap' }], { source: 'msg.prices' });
+    } catch (err) {
+      caught = err;
+    }
+    assert.ok(caught instanceof api.PriceError);
+    assert.equal(caught.code, 'BAD_PRICES');
+    assert.equal(caught.side, 'prices');
+    assert.equal(errorDetails(caught).code, 'BAD_PRICES');
+    assert.equal(errorDetails(caught).message, caught.message);
+    assert.equal(shortReason(caught), caught.message.length > 40 ? `${caught.message.slice(0, 39)}…` : caught.message);
+  });
+
+  it('a tariff that cannot be built is a ConfigError', () => {
+    assert.throws(() => buildTariff({ currency: 'not a currency code!', rows: [] }), (err) => err instanceof api.ConfigError && err.code === 'BAD_CONFIG' && err.side === 'config');
+  });
+
+  it('the service\'s errors stay EnergyApiErrors, members of the family with their own fields', () => {
+    const err = api.EnergyApiError.invalid('no device id');
+    assert.ok(err instanceof api.PackageError);
+    assert.equal(err.side, 'service');
+    assert.deepEqual(errorDetails(err), err.toJSON());
+    assert.equal(errorDetails(err).name, 'EnergyApiError');
+    assert.equal(shortReason(err), 'invalid request');
+  });
+});
