@@ -84,10 +84,27 @@ describe('e2e: editor polish', function () {
     assert.deepStrictEqual(valid, { valid: true, errors: [] });
     await page.evaluate((nodeId) => RED.editor.edit(RED.nodes.node(nodeId)), id);
     await page.waitForSelector('#node-input-name', { state: 'visible' });
-    assert.deepStrictEqual(await page.evaluate(() => ({ runFor: $('#node-input-runFor').val(), minBlock: $('#node-input-minBlock').val(), configVersion: $('#node-input-configVersion').val() })),
-      { runFor: '0', minBlock: '1800', configVersion: '2' });
+    assert.deepStrictEqual(await page.evaluate(() => ({ runFor: $('#node-input-runFor').val(), minBlock: $('#node-input-minBlock').val(), actuator: $('#node-input-actuator').val(), switchShown: $('#node-input-switchId').closest('.form-row').is(':visible'), flowShown: $('#node-input-commandForm').closest('.form-row').is(':visible'), configVersion: $('#node-input-configVersion').val() })),
+      { runFor: '0', minBlock: '1800', actuator: 'device', switchShown: true, flowShown: false, configVersion: '3' });
     await closeDialog();
     await page.evaluate((nodeId) => { RED.nodes.remove(nodeId); RED.view.redraw(true); }, id);
+  });
+
+  it('load control switched by the flow: the relay fields give way to the command words and the state source; no switch needed', async () => {
+    await openDialog('energy-load-control');
+    const shown = () => page.evaluate(() => Object.fromEntries(['switchDeviceId', 'switchId', 'commandForm', 'confirmBy', 'confirmAfter'].map((f) => [f, $(`#node-input-${f}`).closest('.form-row').is(':visible')])));
+    assert.deepStrictEqual(await shown(), { switchDeviceId: true, switchId: true, commandForm: false, confirmBy: false, confirmAfter: false });
+    await page.selectOption('#node-input-actuator', 'flow');
+    assert.deepStrictEqual(await shown(), { switchDeviceId: false, switchId: false, commandForm: true, confirmBy: true, confirmAfter: false });
+    assert.match(await page.evaluate(() => $('#energy-load-control-cost').text()), /\b720\b/, 'one energy read per 2 min, no switch reads');
+    await page.selectOption('#node-input-confirmBy', 'time');
+    assert.strictEqual((await shown()).confirmAfter, true);
+    await page.evaluate(() => $('#node-input-switchId').val('').trigger('change'));
+    await h.screenshot(page, 'polish-load-control-flow.png');
+    await page.click('#node-dialog-ok');
+    await page.waitForSelector('#node-input-name', { state: 'detached' });
+    const saved = await page.evaluate((id) => { const n = RED.nodes.node(id); RED.editor.validateNode(n); return { actuator: n.actuator, confirmBy: n.confirmBy, switchId: n.switchId, valid: n.valid }; }, nodeOf('energy-load-control'));
+    assert.deepStrictEqual(saved, { actuator: 'flow', confirmBy: 'time', switchId: '', valid: true });
   });
 
   it('the device picker lists every device even when a device is set', async () => {

@@ -8,7 +8,7 @@ const { startMosquitto, MOSQUITTO } = require('../support/mosquitto');
 const { startHomeAssistant } = require('../support/ha-server');
 const { connectHomeAssistant } = require('../support/home-assistant');
 const { startBareNodeRed, admin } = require('../e2e/bare-node-red');
-const { ensureHomeAssistant } = require('../../scripts/ha');
+const { ensureHomeAssistant, findHomeAssistant, HA_VERSION } = require('../../scripts/ha');
 const { SIM_DEVICES } = require('../../dist/simulator');
 
 const PREFIX = 'homeassistant';
@@ -55,6 +55,7 @@ describe(`energy-mqtt on a real Home Assistant`, function () {
 
   before(async function () {
     this.timeout(30 * 60 * 1000);
+    if (MOSQUITTO && !findHomeAssistant()) console.log(`      installing Home Assistant ${HA_VERSION} (once, about 2.5 minutes; node scripts/ha.js install)`);
     const installed = MOSQUITTO ? ensureHomeAssistant() : { error: 'mosquitto is not installed (apt-get install -y mosquitto)' };
     if (installed.error) {
       // CI installs both (.ci/run): there a missing one fails instead of skipping.

@@ -16,6 +16,8 @@ export interface MemberInput {
   memory: LoadMemory;
   /** The switch as read at this evaluation; absent when it was not read. */
   reading?: SwitchReading;
+  /** Its actuator's feedback could not be read: the fail-safe applies as to stale data. */
+  faulty?: boolean;
   /** Prices and the time zone, for a load with a run target. */
   pricing?: MemberPricing;
 }
@@ -70,7 +72,7 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
     const { settings } = member.input;
     let memory = member.memory;
     const entries = inWindow(site.entries, nowS, settings.windowS);
-    const stale = isStale(settings, site, nowS, now);
+    const stale = isStale(settings, site, nowS, now) || member.input.faulty === true;
     const draws = observed.map((o) => drawOf(o.input.settings, o.memory, o.input.settings === settings ? entries : inWindow(site.entries, nowS, o.input.settings.windowS), nowS));
     const ownDraw = draws[observed.indexOf(member)];
     const measured = averagePower(entries, settings.channels);

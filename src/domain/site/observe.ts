@@ -36,6 +36,8 @@ export function observe(settings: LoadSettings, before: LoadMemory, reading: Swi
     } else if (now - change.at >= settings.timeoutS * 1000) {
       delete memory.pending;
       if (reading) memory.state = reading.state;
+      // A flow's actuator that never answered leaves the state unknown: no command is repeated until it tells.
+      else if (settings.actuator === 'flow') delete memory.state;
       outcomes.push({ kind: 'timedOut', target: change.target, afterS, change });
     } else {
       return { memory, outcomes, pending: true };

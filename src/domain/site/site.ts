@@ -26,7 +26,8 @@ const FOLLOW_CHECK_MS = 1000;
  */
 export interface SiteMember {
   readonly id: string;
-  readonly switchDeviceId: string;
+  /** The device whose relay it reads; undefined when its load is switched by the flow (no switch reads). */
+  readonly switchDeviceId?: string;
   /** 0 = evaluated only when asked (msg.payload "evaluate", an override). */
   readonly intervalS: number;
   readonly windowS: number;
@@ -140,7 +141,7 @@ export class SiteGroup {
     const since = new Map<string, number>();
     for (const m of this.members) {
       const at = m.pendingSince();
-      if (at !== undefined) since.set(m.switchDeviceId, Math.min(since.get(m.switchDeviceId) ?? at, at));
+      if (at !== undefined && m.switchDeviceId !== undefined) since.set(m.switchDeviceId, Math.min(since.get(m.switchDeviceId) ?? at, at));
     }
     return since;
   }
@@ -187,6 +188,7 @@ export class SiteGroup {
     const toRead = new Set<string>();
     if (!this.devices.has(this.deviceId)) toRead.add(this.deviceId);
     for (const m of members) {
+      if (m.switchDeviceId === undefined) continue;
       const known = this.devices.get(m.switchDeviceId);
       if (!known || m.needsSwitchRead() || now - known.at >= STATUS_EVERY_MS) toRead.add(m.switchDeviceId);
     }
@@ -219,8 +221,8 @@ export class SiteGroup {
     const site: SiteReading = { entries: this.entries, newestS: this.newestS, startedAt: this.startedAt, history: this.history };
     const inputs: Array<{ member: SiteMember; input: MemberInput; device?: Device }> = [];
     for (const member of members) {
-      const device = this.devices.get(member.switchDeviceId)?.device;
-      const input = member.input(measuring, this.unseen.has(member.switchDeviceId) ? device : undefined, site);
+      const device = member.switchDeviceId === undefined ? undefined : this.devices.get(member.switchDeviceId)?.device;
+      const input = member.input(measuring, member.switchDeviceId !== undefined && this.unseen.has(member.switchDeviceId) ? device : undefined, site);
       if (input) inputs.push({ member, input, device });
     }
     const evaluations = evaluateGroup(inputs.map((i) => i.input), site, now);

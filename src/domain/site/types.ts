@@ -32,6 +32,8 @@ export interface LoadSettings {
   dryRun: boolean;
   /** How long a switch change may stay pending before it counts as timed out. */
   timeoutS: number;
+  /** Who switches the load; absent = the device's relay. */
+  actuator?: 'device' | 'flow';
   /** A daily run target planned on price (and sun in surplus mode); absent = the mode's rule alone, as before targets. */
   target?: TargetSettings;
 }

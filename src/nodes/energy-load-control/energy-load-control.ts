@@ -1,9 +1,9 @@
-import { ConfigError } from '../../api/index.js';
+import { ConfigError, EnergyApiError } from '../../api/index.js';
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
 import { nodeClock } from '../shared/clock.js';
 import { toError } from '../shared/errors.js';
 import { FlowNodeRuntime, isAborted, type FlowNodeDef } from '../shared/flow-node.js';
-import { switchToControl } from '../../domain/site/switch-command.js';
+import { FlowActuator, relayReading } from '../../domain/site/actuator.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { attachDailyCost } from '../shared/request-cost.js';
 import './request-cost.js';
@@ -24,8 +24,6 @@ interface LoadControlMsg extends NodeMessageInFlow {
   duration?: unknown;
   prices?: unknown;
 }
-
-const toLoad = (state: string): 'on' | 'off' => (state === 'closed' ? 'on' : 'off');
 
 export = function (RED: NodeAPI): void {
   function EnergyLoadControlNode(this: Node, def: LoadControlDef & FlowNodeDef): void {
@@ -49,7 +47,7 @@ export = function (RED: NodeAPI): void {
       if (removed) forgetMemory(node);
       done();
     });
-    const ids: LoadIds = { topic: def.name || parsed.switchId, deviceId: parsed.deviceId, switchDeviceId: parsed.switchDeviceId, switchId: parsed.switchId, mode: parsed.settings.mode };
+    const ids: LoadIds = { topic: def.name || parsed.switchId || parsed.deviceId, deviceId: parsed.deviceId, switchDeviceId: parsed.switchDeviceId, switchId: parsed.switchId, mode: parsed.settings.mode };
     let memory: LoadMemory = {};
     const target = parsed.settings.target;
     const pricing = target ? new LoadPricing(RED, node, store, parsed.tariffId) : undefined;
@@ -79,28 +77,30 @@ export = function (RED: NodeAPI): void {
       memory = next;
     }
 
-    const switching: SwitchContext = { rt, parsed, ids, memory: () => memory, remember, send, problem };
+    /** A load switched by the flow: its state comes from the flow, the draw or the time since the command. */
+    const actuator = parsed.flow ? new FlowActuator(parsed.flow.confirmBy, parsed.flow.confirmAfterS) : undefined;
+    /** The flow's actuator did not confirm this command in time: the status stays red until its state is known again. */
+    let unconfirmed: string | undefined;
+    const switching: SwitchContext = { rt, parsed, ids, memory: () => memory, remember, send, problem, actuator };
 
     const member: SiteMember = {
       id: node.id,
-      switchDeviceId: parsed.switchDeviceId,
+      switchDeviceId: actuator ? undefined : parsed.switchDeviceId,
       intervalS: parsed.intervalS,
       windowS: parsed.settings.windowS,
-      needsSwitchRead: () => memory.state === undefined || memory.pending !== undefined,
+      needsSwitchRead: () => !actuator && (memory.state === undefined || memory.pending !== undefined),
       pendingSince: () => memory.pending?.at,
       needsHistory: () => target !== undefined && parsed.settings.mode === 'surplus',
-      input(measuring, switchDevice) {
+      input(measuring, switchDevice, site) {
         try {
           settings ??= measuring ? resolveSettings(parsed, measuring) : undefined;
           if (!settings) return undefined;
           let reading: SwitchReading | undefined;
-          if (switchDevice) {
-            const sw = switchToControl(switchDevice, parsed.switchId);
-            reading = { state: toLoad(sw.state), pending: sw.pending?.state ? toLoad(sw.pending.state) : undefined };
-          }
+          if (actuator) reading = actuator.reading({ memory, settings, entries: site.entries, now: clock() });
+          else if (switchDevice) reading = relayReading(switchDevice, parsed.switchId);
           const problemWithTariff = pricing?.tariffProblem();
           if (problemWithTariff) problem(new ConfigError(problemWithTariff));
-          return { id: node.id, settings, memory, reading, pricing: pricing?.forMember(measuring, rt.config) };
+          return { id: node.id, settings, memory, reading, faulty: actuator?.faulty, pricing: pricing?.forMember(measuring, rt.config) };
         } catch (err) {
           problem(err);
           return undefined;
@@ -111,7 +111,18 @@ export = function (RED: NodeAPI): void {
         // The override belongs to the msgs: one that arrived during this evaluation wins over the evaluation's copy.
         const override = memory.override?.until !== undefined && memory.override.until <= evaluation.at ? undefined : memory.override;
         remember({ ...evaluation.memory, override });
-        for (const outcome of evaluation.outcomes) send([outcomeMsg(ids, evaluation, outcome), null]);
+        for (const outcome of evaluation.outcomes) {
+          // A flow's output 1 switches what it is wired to: it carries the commands alone.
+          if (!actuator) send([outcomeMsg(ids, evaluation, outcome), null]);
+          else if (outcome.kind === 'timedOut') {
+            unconfirmed = outcome.target;
+            const err = new Error(`the load did not confirm "${outcome.target}" within ${outcome.afterS} s: check the actuator and the state it sends back (msg.topic "state")`);
+            problem(err);
+            // To a Catch node, with the command that went unconfirmed.
+            node.error(err.message, { ...ids, payload: outcome.target, outcome: 'timedOut', error: { message: err.message } } as NodeMessage);
+          }
+        }
+        if (memory.state !== undefined) unconfirmed = undefined;
         const patched = evaluation.switchTo ? await switchLoad(switching, evaluation, device, settings) : undefined;
         send([null, evaluationMsg(ids, evaluation, memory)]);
         const plan = planOutput.next(ids, evaluation, pricing?.currency);
@@ -119,7 +130,11 @@ export = function (RED: NodeAPI): void {
         // A read or the PATCH failed in this cycle: its red status stays until an evaluation goes through.
         if (problemAt !== undefined && problemAt >= evaluation.at) return patched;
         lastProblem = undefined;
-        const status = statusOf(evaluation, memory, settings, words);
+        let status = statusOf(evaluation, memory, settings, words);
+        if (actuator && parsed.flow) {
+          const how = words(`confirmBy_${parsed.flow.confirmBy}`);
+          status = unconfirmed ? { fill: 'red', shape: 'ring', text: `${status.text} · ${words('unconfirmedShort', { state: unconfirmed })}` } : { ...status, text: `${status.text} · ${how}` };
+        }
         rt.status(pricesRefused ? { ...status, fill: status.fill === 'red' ? 'red' : 'yellow', text: `${status.text} · ${words('pricesRefused')}` } : status);
         remote?.evaluated(evaluation);
         return patched;
@@ -153,7 +168,24 @@ export = function (RED: NodeAPI): void {
       if (group && !rt.closed) await group.evaluate();
     }
 
+    /** The load's state as its actuator reports it: confirms a command, or is adopted as a change made there. */
+    async function feedback(value: unknown): Promise<void> {
+      if (!actuator || parsed.flow?.confirmBy !== 'feedback') {
+        throw EnergyApiError.invalid(actuator ? `msg.topic "state" is read with confirmBy feedback; this node confirms by ${parsed.flow?.confirmBy}` : 'msg.topic "state" is for a load switched by the flow (actuator flow): this node reads its relay from the device');
+      }
+      await ready;
+      try {
+        actuator.report(value);
+      } catch (err) {
+        // The state is unknown now: the fail-safe applies at once, and the msg ends with the error.
+        await run({ kind: 'evaluate' });
+        throw err;
+      }
+      return run({ kind: 'evaluate' });
+    }
+
     rt.onInput<LoadControlMsg>(async ({ msg }) => {
+      if (msg.topic === 'state') return feedback(msg.payload);
       if (msg.prices === undefined) return run(parseCommand(msg.payload, msg.duration, clock()));
       // A new price list (energy-price, or any msg.prices) re-plans now; its msg.payload is not a command.
       await ready;

@@ -4,6 +4,7 @@ import { fillMissing, numbersFromText, steps, type Migration } from '../shared/m
  * Saved-config upgrades of `energy-load-control`, oldest first (see src/nodes/shared/migrations.ts).
  * Version 1: the first release's shape, with what an early flow may lack filled in with its defaults and numbers saved as numbers.
  * Version 2: the run target's properties (runFor 0: no target).
+ * Version 3: the actuator (a saved node drives the device's relay, as before).
  */
 export const migrations: readonly Migration[] = [
   {
@@ -19,6 +20,14 @@ export const migrations: readonly Migration[] = [
     up: steps(
       fillMissing({ runFor: 0, by: '', minBlock: 1800, maxPrice: '', cheapBelow: '', tariff: '' }),
       numbersFromText(['runFor', 'minBlock']),
+    ),
+  },
+  // Version 3: loads switched by the flow; a saved node keeps its relay.
+  {
+    version: 3,
+    up: steps(
+      fillMissing({ actuator: 'device', commandForm: 'onoff', confirmBy: 'feedback', confirmAfter: 30 }),
+      numbersFromText(['confirmAfter']),
     ),
   },
 ];

@@ -78,7 +78,7 @@ function duration(s: number): string {
 }
 
 /** Words of the status, from the node's message catalogue: a reason, or override/hold/dryRun. */
-export type StatusWords = (key: Reason | SignalWord | 'override' | 'hold' | 'dryRun' | 'short' | 'next' | 'waitingForSlots' | 'pricesRefused', values?: Record<string, string>) => string;
+export type StatusWords = (key: Reason | SignalWord | 'override' | 'hold' | 'dryRun' | 'short' | 'next' | 'waitingForSlots' | 'pricesRefused' | 'unconfirmedShort' | 'confirmBy_feedback' | 'confirmBy_draw' | 'confirmBy_time', values?: Record<string, string>) => string;
 type SignalWord = 'signalSurplus' | 'signalDeficit' | 'signalImport' | 'signalExport';
 
 /**

@@ -7,6 +7,7 @@ import { DAY_S, declareRequestCost, isDisabled, SITE_INTERVAL_S, SITE_STATUS_S, 
  * A run target in surplus mode adds one long-energy read a day (the last day, for the forecast of the sun).
  * Not counted: the first device read, and per switching a PATCH and the reads that follow it until the device
  * confirms (every 5 s: about 6, as for a switch node's command; 36 at most when the device never takes it).
+ * A load switched by the flow (`actuator` flow) reads and writes no switch: it costs only its share of the energy reads.
  */
 function loadControlRequestsPerDay(node: SavedNode, flow: readonly SavedNode[]): number {
   const intervalOf = (n: SavedNode): number => {
@@ -18,7 +19,7 @@ function loadControlRequestsPerDay(node: SavedNode, flow: readonly SavedNode[]):
   const intervals = group.map(intervalOf).filter((s) => s > 0);
   if (intervals.length === 0) return 0;
   const intervalS = Math.min(...intervals);
-  const switchDevices = new Set(group.map((n) => String(n.switchDeviceId || n.deviceId)));
+  const switchDevices = new Set(group.filter((n) => n.actuator !== 'flow').map((n) => String(n.switchDeviceId || n.deviceId)));
   const statusEveryS = Math.ceil(SITE_STATUS_S / intervalS) * intervalS;
   const forecast = group.some((n) => n.mode === 'surplus' && (Number(n.runFor) > 0 || (n.cheapBelow !== undefined && n.cheapBelow !== ''))) ? 1 : 0;
   return Math.ceil(DAY_S / intervalS + switchDevices.size * (DAY_S / statusEveryS)) + forecast;

@@ -3,6 +3,7 @@ import { parseMicros } from '../../domain/pricing/money.js';
 import { switchIdFor } from '../../domain/site/switch-command.js';
 import { parseBy } from '../../domain/planning/period.js';
 import { channelIndex } from '../../domain/site/signal.js';
+import { COMMAND_FORMS, CONFIRM_BYS, type ActuatorKind, type CommandForm, type ConfirmBy } from '../../domain/site/actuator.js';
 import type { FailSafe, LoadSettings, Mode, TargetSettings } from '../../domain/site/types.js';
 
 /** The node's properties as the editor saves them (numbers may arrive as text). */
@@ -33,9 +34,13 @@ export interface LoadControlDef {
   maxPrice?: string | number;
   cheapBelow?: string | number;
   tariff?: string;
+  actuator?: string;
+  commandForm?: string;
+  confirmBy?: string;
+  confirmAfter?: string | number;
 }
 
-export const DEFAULTS = { margin: 200, window: 300, minOn: 300, minOff: 300, maxOff: 0, priority: 1, staleAfter: 600, interval: 30, failSafe: 'hold', minBlock: 1800 } as const;
+export const DEFAULTS = { margin: 200, window: 300, minOn: 300, minOff: 300, maxOff: 0, priority: 1, staleAfter: 600, interval: 30, failSafe: 'hold', minBlock: 1800, confirmAfter: 30 } as const;
 /** How long a switch change may stay pending before it counts as timed out (as energy-switch-control). */
 export const SWITCH_TIMEOUT_S = 180;
 /** Grid connect (spec: import positive, export negative). */
@@ -55,6 +60,24 @@ export interface ParsedDef {
   settings: Omit<LoadSettings, 'channels' | 'loadChannel'>;
   /** The energy-tariff config node's id, when the plan reads prices from a tariff. */
   tariffId?: string;
+  /** Who switches the load, and for a flow's actuator how commands are worded and its state is known. */
+  actuator: ActuatorKind;
+  flow?: { commandForm: CommandForm; confirmBy: ConfirmBy; confirmAfterS: number };
+}
+
+/** The actuator's properties: `device` (the relay, a switch required) unless `flow` is chosen. */
+function parseActuator(def: LoadControlDef, loadChannel: string | undefined): Pick<ParsedDef, 'actuator' | 'flow'> {
+  const actuator = (def.actuator || 'device') as ActuatorKind;
+  if (actuator !== 'device' && actuator !== 'flow') throw EnergyApiError.invalid(`actuator must be device or flow, not "${String(def.actuator).slice(0, 20)}"`);
+  if (actuator === 'device') return { actuator };
+  const commandForm = (def.commandForm || 'onoff') as CommandForm;
+  if (!COMMAND_FORMS.includes(commandForm)) throw EnergyApiError.invalid(`commandForm must be onoff, truefalse, ONOFF or 10, not "${String(def.commandForm).slice(0, 20)}"`);
+  const confirmBy = (def.confirmBy || 'feedback') as ConfirmBy;
+  if (!CONFIRM_BYS.includes(confirmBy)) throw EnergyApiError.invalid(`confirmBy must be feedback, draw or time, not "${String(def.confirmBy).slice(0, 20)}"`);
+  if (confirmBy === 'draw' && loadChannel === undefined) throw EnergyApiError.invalid('confirmBy draw needs loadChannel: the channel that measures the load');
+  const confirmAfterS = num(def.confirmAfter, 'confirmAfter (s)', DEFAULTS.confirmAfter, 1);
+  if (confirmAfterS > SWITCH_TIMEOUT_S) throw EnergyApiError.invalid(`confirmAfter (${confirmAfterS} s) must not be above ${SWITCH_TIMEOUT_S} s`);
+  return { actuator, flow: { commandForm, confirmBy, confirmAfterS } };
 }
 
 function num(raw: unknown, name: string, fallback: number | undefined, min = 0): number {
@@ -80,8 +103,11 @@ function deviceIdOf(raw: unknown): string {
 export function parseDef(def: LoadControlDef): ParsedDef {
   const deviceId = deviceIdOf(def.deviceId);
   const switchDeviceId = def.switchDeviceId ? deviceIdOf(def.switchDeviceId) : deviceId;
-  const switchId = switchIdFor(switchDeviceId, def.switchId);
-  if (!switchId) throw EnergyApiError.invalid('no switch: choose the switch this node drives');
+  const loadChannel = def.loadChannel?.trim() || undefined;
+  const actuator = parseActuator(def, loadChannel);
+  // A load switched by the flow needs no switch on any device: the monitor only measures it.
+  const switchId = actuator.actuator === 'flow' ? '' : switchIdFor(switchDeviceId, def.switchId);
+  if (switchId === undefined) throw EnergyApiError.invalid('no switch: choose the switch this node drives, or actuator "flow" for a load switched by another node');
   const mode = (def.mode || 'surplus') as Mode;
   if (!MODES.includes(mode)) throw EnergyApiError.invalid(`mode must be threshold, surplus, peak or price, not "${String(def.mode).slice(0, 20)}"`);
   const failSafe = (def.failSafe || DEFAULTS.failSafe) as FailSafe;
@@ -94,13 +120,12 @@ export function parseDef(def: LoadControlDef): ParsedDef {
   const windowS = num(def.window, 'window (s)', DEFAULTS.window, 1);
   const intervalS = num(def.interval, 'interval (s)', DEFAULTS.interval);
   if (intervalS > 0 && intervalS < 5) throw EnergyApiError.invalid('interval must be 0 (only on msg.payload "evaluate") or at least 5 s');
-  const loadChannel = def.loadChannel?.trim() || undefined;
   if (loadChannel && channelIndex(deviceId, loadChannel) === null) throw EnergyApiError.invalid(`loadChannel "${loadChannel.slice(0, 40)}" is not a channel of ${deviceId} (a number or ${deviceId}_C<n>)`);
   const channels = list(def.channels);
   for (const c of channels) if (channelIndex(deviceId, c) === null) throw EnergyApiError.invalid(`channel "${c.slice(0, 40)}" is not a channel of ${deviceId} (a number or ${deviceId}_C<n>)`);
   const target = parseTarget(def, mode);
   return {
-    deviceId, switchDeviceId, switchId, intervalS, channels, loadChannel,
+    deviceId, switchDeviceId: actuator.actuator === 'flow' ? deviceId : switchDeviceId, switchId, intervalS, channels, loadChannel, ...actuator,
     tariffId: def.tariff?.trim() || undefined,
     settings: {
       ...(target ? { target } : {}),
@@ -114,6 +139,7 @@ export function parseDef(def: LoadControlDef): ParsedDef {
       staleAfterS: num(def.staleAfter, 'staleAfter (s)', DEFAULTS.staleAfter, 1),
       dryRun: def.dryRun === true,
       timeoutS: SWITCH_TIMEOUT_S,
+      ...(actuator.actuator === 'flow' ? { actuator: 'flow' as const } : {}),
     },
   };
 }

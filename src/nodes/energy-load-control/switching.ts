@@ -5,6 +5,7 @@ import { isAborted, type FlowNodeRuntime } from '../shared/flow-node.js';
 import { decisionMsg, type LoadIds } from './report.js';
 import type { ParsedDef } from './settings.js';
 import type { Evaluation, LoadMemory, LoadSettings } from '../../domain/site/types.js';
+import { commandPayload, type FlowActuator } from '../../domain/site/actuator.js';
 
 /** What sending a switch change needs of its node. */
 export interface SwitchContext {
@@ -15,6 +16,8 @@ export interface SwitchContext {
   remember(next: LoadMemory): void;
   send(out: Array<NodeMessage | null>): void;
   problem(err: unknown): void;
+  /** The load is switched by the flow: the command goes out on output 1 instead of a PATCH. */
+  actuator?: FlowActuator;
 }
 
 /** Sends the change (or, in a dry run, only reports it); the next evaluations watch it until confirmed or timed out. */
@@ -23,7 +26,14 @@ export async function switchLoad(ctx: SwitchContext, evaluation: Evaluation, dev
   const target = evaluation.switchTo as 'on' | 'off';
   if (settings.dryRun) {
     ctx.remember({ ...ctx.memory(), state: target, since: evaluation.at });
-    ctx.send([decisionMsg(ids, evaluation, target, 'dryRun'), null]);
+    // A flow's output 1 switches whatever it is wired to: a dry run sends nothing there.
+    if (!ctx.actuator) ctx.send([decisionMsg(ids, evaluation, target, 'dryRun'), null]);
+    return undefined;
+  }
+  if (ctx.actuator && parsed.flow) {
+    ctx.actuator.commanded();
+    ctx.remember({ ...ctx.memory(), pending: { target, at: evaluation.at, reason: evaluation.reason, signal: evaluation.signal } });
+    ctx.send([decisionMsg(ids, evaluation, target, 'sent', { payload: commandPayload(parsed.flow.commandForm, target), state: target }), null]);
     return undefined;
   }
   try {

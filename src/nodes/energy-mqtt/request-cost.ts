@@ -36,7 +36,7 @@ function mqttRequestsPerDay(node: SavedNode, flow: readonly SavedNode[], options
     const theirs = measuring.length > 0 ? DAY_S / Math.min(...measuring) : 0;
     const statusReads = (everyS: number, syncEveryS: number): number => DAY_S / (Math.ceil(syncEveryS / everyS) * everyS);
     const ours = Math.min(cycles, interval > 0 ? statusReads(interval, syncS) : DAY_S / syncS);
-    const switching = loads.filter((n) => String(n.switchDeviceId || n.deviceId) === id).map(loadInterval).filter((s) => s > 0);
+    const switching = loads.filter((n) => n.actuator !== 'flow' && String(n.switchDeviceId || n.deviceId) === id).map(loadInterval).filter((s) => s > 0);
     const theirStatus = switching.length > 0 ? statusReads(Math.min(...switching), SITE_STATUS_S) : 0;
     total += Math.max(0, cycles - theirs) + Math.min(cycles, DAY_S / energyInterval) + Math.max(0, ours - theirStatus);
   }
