@@ -186,6 +186,10 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
     const sent = f.ha.history(f.topic('switch/1/state')).length;
     await f.ha.publish(f.topic('switch/1/set'), 'ON');
     await until(() => f.patches().length === 1, 'the PATCH');
+    // The clock steps once the node waits for the confirmation (its first poll after the PATCH): a step before the
+    // wait starts would move the wait's own start, and its deadline, along with it.
+    const patchAt = f.requests().findIndex((r) => r.method === 'PATCH');
+    await until(() => f.requests().slice(patchAt + 1).some((r) => r.method === 'GET' && r.path.endsWith(`/devices/${DEV}`)), 'the first poll after the PATCH');
     f.step(200);
     await until(() => ctx.caught.length === 1, 'the timeout at the Catch node', 15000);
     assert.equal(ctx.caught[0].apiError.code, 'NOT_CONFIRMED');
