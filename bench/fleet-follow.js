@@ -35,6 +35,7 @@ const path = require('node:path');
 const { control, loadAverage, maxPerSecond, pinned, startSim } = require('./service-processes');
 const { fleetFlow, FLOW_IDS, FIRST_SHORT_S } = require('./fleet-flow');
 const { SIM_KEYS } = require('../dist/simulator');
+const { startBusyHost } = require('../scripts/busy-host');
 
 const ROOT = path.resolve(__dirname, '..');
 const PACKAGE_NAME = require(path.join(ROOT, 'package.json')).name;
@@ -68,9 +69,17 @@ const TARGETS = { ageP95S: 35, catchUpRatio: 1.05, loopP99Ms: 20, loopMaxMs: 100
 const failures = [];
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function check(ok, text) {
-  console.log(`${ok ? '  ok  ' : '  MISS'} ${text}`);
-  if (!ok) failures.push(text);
+/**
+ * LOAD=2 runs the bench beside busy-loop processes (scripts/busy-host.js): there the rate targets (`rate`: no 429,
+ * the limit in every second) stay gated and the others (event-loop, freshness, CPU and pace figures of a quiet host)
+ * are reported.
+ */
+const BUSY = startBusyHost();
+
+function check(ok, text, rate = false) {
+  const gated = rate || BUSY.count === 0;
+  console.log(`${ok ? '  ok  ' : gated ? '  MISS' : '  (busy host, reported)'} ${text}`);
+  if (!ok && gated) failures.push(text);
 }
 
 /** A Node-RED with this package, its probe loaded by the settings, spoken to over IPC. */
@@ -241,7 +250,7 @@ async function main() {
   try {
     nr = await startNodeRed(base);
     console.log(`fleet bench: ${EXTRA_DEVICES} extra sites on one key, response latency ${SIM_LATENCY_MS} ± ${LATENCY_JITTER_MS} ms, arrival jitter 0–${ARRIVAL_JITTER_MS} ms ` +
-      `(simulator and gateway ${sim.prioritised ? 'at raised priority' : 'at normal priority'}${SERVICE_CPUS ? ` on CPU ${SERVICE_CPUS}, Node-RED on CPU ${NODE_RED_CPUS}` : ''}); steady phase ${STEADY_S} s; load average ${loadAverage()} on ${os.cpus().length} CPUs`);
+      `(simulator and gateway ${sim.prioritised ? 'at raised priority' : 'at normal priority'}${SERVICE_CPUS ? ` on CPU ${SERVICE_CPUS}, Node-RED on CPU ${NODE_RED_CPUS}` : ''}); steady phase ${STEADY_S} s; ${BUSY.describe()}; load average ${loadAverage()} on ${os.cpus().length} CPUs`);
 
     // What the Node-RED process spends with no flow (its own timers and the probe's 1 ms loop sampling): the CPU
     // per request below is net of it.
@@ -350,8 +359,8 @@ async function main() {
     const perDay = (steadyLog.length / STEADY_S) * 86400;
     console.log(`key limits (from the service's headers): ${keyTps}/s, ${keyTpd}/day; requests: ${log.length} in all, ${steadyLog.length} in the steady phase (${(steadyLog.length / STEADY_S).toFixed(1)}/s), ` +
       `${between(log, outageFrom, catchUpFrom).length} during the outage (all failed), ${catchUpLog.length} in the catch-up`);
-    check(tooMany === 0, `429 responses: ${tooMany} (0)`);
-    check(busiest <= keyTps, `most requests in any sliding second at the gateway: ${busiest} (≤ ${keyTps})`);
+    check(tooMany === 0, `429 responses: ${tooMany} (0)`, true);
+    check(busiest <= keyTps, `most requests in any sliding second at the gateway: ${busiest} (≤ ${keyTps})`, true);
     check(perDay <= keyTpd, `steady phase: ${Math.round(perDay)} requests a day at its pace (≤ the daily limit ${keyTpd}: ${((perDay / keyTpd) * 100).toFixed(0)} %)`);
     check(steady.ages.p95 !== undefined && steady.ages.p95 <= TARGETS.ageP95S,
       `steady phase: newest short-energy entry ${steady.ages.p95?.toFixed(1)} s old at the 95th percentile when delivered (≤ ${TARGETS.ageP95S}; median ${steady.ages.p50?.toFixed(1)}, max ${steady.ages.max?.toFixed(1)}, ${steady.ages.count} deliveries)`);
@@ -395,6 +404,7 @@ async function main() {
   } finally {
     if (nr) await nr.stop();
     await sim.stop();
+    await BUSY.stop();
     fs.rmSync(base, { recursive: true, force: true });
   }
   console.log(`fleet bench took ${((Date.now() - benchStarted) / 60000).toFixed(1)} min; load average at the end ${loadAverage()}`);

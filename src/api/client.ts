@@ -368,7 +368,7 @@ export class EnergyApiClient extends EventEmitter {
     this.removeAllListeners();
   }
 
-  /** Learnt limits go to Redis, and Redis's figures (every instance's) to the local limiter, as headers would. */
+  /** Learnt limits go to Redis, and Redis's figures (every instance's) to the local limiter. */
   private shareLimits(options: ClientOptions): SharedLimiter {
     const url = checkBaseUrl(options.baseUrl);
     const shared = new SharedLimiter({
@@ -378,12 +378,7 @@ export class EnergyApiClient extends EventEmitter {
       tps: this.limiter.state().tps,
     });
     this.limiter.on('state', (state: RateLimitState) => shared.publish(state));
-    shared.on('figures', (figures: SharedFigures) => this.limiter.learn({
-      'x-ratelimit-tpslimit': figures.tps,
-      'x-ratelimit-tpdlimit': figures.tpd,
-      'x-ratelimit-tpdremaining': figures.dailyRemaining,
-      'x-ratelimit-tpdreset': figures.dailyResetAt,
-    }));
+    shared.on('figures', (figures: SharedFigures) => this.limiter.adoptShared(figures));
     shared.on('status', (status: SharedStatus) => this.emit('sharedLimiter', status));
     return shared;
   }

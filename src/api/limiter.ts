@@ -234,6 +234,20 @@ export class RateLimiter extends EventEmitter {
     this.emitState();
   }
 
+  /**
+   * Takes the key's limits as the instances sharing it have learnt them (the same figures `state()` gives, from
+   * another process's limiter): the per-second and daily limits, and the daily count with its reset (unix seconds).
+   */
+  adoptShared(figures: { tps?: number; tpd?: number; dailyRemaining?: number; dailyResetAt?: number }): void {
+    if (figures.tps !== undefined) this.setTps(figures.tps);
+    if (figures.tpd !== undefined) this.setTpd(figures.tpd);
+    if (figures.dailyRemaining !== undefined && Number.isFinite(figures.dailyRemaining)) {
+      const resetAt = figures.dailyResetAt;
+      this.setDailyRemaining(figures.dailyRemaining, resetAt !== undefined && Number.isFinite(resetAt) ? resetAt - this.now() / 1000 : undefined);
+    }
+    this.emitState();
+  }
+
   /** The service said the daily budget is spent (TOO_MANY_REQUESTS_TPD); `resetInS` seconds from now when known. */
   exhaustDailyBudget(resetInS?: number): void {
     this.dailyRemaining = 0;
