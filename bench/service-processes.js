@@ -67,7 +67,7 @@ async function startSim(options, { cpus } = {}) {
  * its own process at the highest priority allowed: the service's gateway is not on the busy host.
  */
 function startGateway(simUrl, { cpus } = {}) {
-  return startChild('gateway-process.js', simUrl, { priority: -15, cpus, realtime: true });
+  return startChild('gateway-process.js', simUrl, { priority: -15, cpus, realtime: process.env.BENCH_REALTIME_GATEWAY === '1' });
 }
 
 /** A `/__sim/` control route of the simulator (not through the gateway). */

@@ -22,12 +22,6 @@ export type HeaderBag = Record<string, unknown>;
 /** Called by a task once its request is written to the socket: from then on the service may count it. */
 export type MarkSent = () => void;
 
-/**
- * Resolves when the request may be written to the socket now (a task scheduled with `atWire` holds its bytes until
- * then); rejects with ABORTED when the limiter stops first.
- */
-export type ClearToSend = () => Promise<void>;
-
 const PRIORITIES: readonly RequestPriority[] = ['interactive', 'normal', 'bulk'];
 const WINDOW_MS = 1000;
 const DEFAULT_MARGIN_MS = 25;
@@ -37,12 +31,6 @@ const MAX_MARGIN_MS = 400;
  * still holds; what is made up arrives as a short run of back-to-back requests.
  */
 const CATCH_UP_MS = 50;
-/**
- * A task that holds its bytes at the socket until cleared starts this much before its turn: on a busy host the
- * time from a start to its bytes on the socket (the HTTP library's own turns, a new connection) is tens to hundreds
- * of ms, and a window counted from the wire at start time would lose it on every request.
- */
-const WIRE_LEAD_MS = 200;
 /** After this many starts without a 429 TPS, a widened margin narrows again by a quarter. */
 const CLEAN_STARTS_TO_NARROW = 100;
 const DAY_MS = 86_400_000;
@@ -57,44 +45,27 @@ interface Slot {
   sentAt?: number;
   /** Settled without being sent: it counts from its reservation. */
   settled: boolean;
-  /** Its bytes wait at the socket for clearance (`atWire`); until cleared they cannot have reached the service. */
-  atWire: boolean;
-  /** Monotonic ms of its turn: a slot started early is not cleared before. */
-  dueAt: number;
-  /** When it was cleared to write. */
-  clearedAt?: number;
 }
 
 interface Waiter {
   /** Monotonic ms when it was queued: it cannot have been due before. */
   queuedAt: number;
-  atWire: boolean;
-  run: (dueAt: number) => void;
+  run: () => void;
   fail: (err: unknown) => void;
   cancelled: boolean;
 }
 
-interface WireWaiter {
-  slot: Slot;
-  clear: () => void;
-  fail: (err: unknown) => void;
-}
-
 /**
  * The one rate limiter of a key. Requests are pipelined and spread evenly, and never more than the
- * key's per-second limit reach the wire within any window of one second plus a safety margin (a sliding window
- * over the moments requests reached the wire, so a stalled event loop cannot bunch them); a request that holds its
- * bytes at the socket (`atWire`) is started ahead of its turn and cleared to write on it, so the time it takes to
- * reach the socket on a busy host is not lost; interactive requests go first; the daily budget is never overdrawn;
- * after a 429 everything waits as the service asked.
+ * key's per-second limit start within any window of one second plus a safety margin (a sliding window
+ * over the moments requests reached the wire, so a stalled event loop cannot bunch them); interactive requests go
+ * first; the daily budget is never overdrawn; after a 429 everything waits as the service asked.
  */
 export class RateLimiter extends EventEmitter {
   private readonly now: () => number;
   private readonly monotonic: () => number;
   private readonly baseMarginMs: number;
   private readonly queues: Record<RequestPriority, Waiter[]> = { interactive: [], normal: [], bulk: [] };
-  /** Started requests whose bytes wait at the socket, in the order they started. */
-  private wireQueue: WireWaiter[] = [];
   private slots: Slot[] = [];
   private tps: number;
   private tpd: number;
@@ -109,8 +80,6 @@ export class RateLimiter extends EventEmitter {
   private remainingHeardAtLimit = 0;
   private timer?: NodeJS.Timeout;
   private timerAt = Infinity;
-  private pumping = false;
-  private pumpAgain = false;
   private stopped = false;
 
   constructor(options: LimiterOptions = {}) {
@@ -127,12 +96,9 @@ export class RateLimiter extends EventEmitter {
 
   /**
    * Runs `task` when the key's limits allow it; the task calls `markSent` when its request is on the
-   * wire. With `atWire`, the task is started up to WIRE_LEAD_MS ahead of its turn and must hold its bytes until
-   * `clearToSend()` resolves. Rejects with DAILY_LIMIT when today's budget is spent, ABORTED when `signal` fires first.
+   * wire. Rejects with DAILY_LIMIT when today's budget is spent, ABORTED when `signal` fires first.
    */
-  schedule<T>(
-    priority: RequestPriority, task: (markSent: MarkSent, clearToSend: ClearToSend) => Promise<T>, signal?: AbortSignal, atWire = false,
-  ): Promise<T> {
+  schedule<T>(priority: RequestPriority, task: (markSent: MarkSent) => Promise<T>, signal?: AbortSignal): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.stopped || signal?.aborted) return reject(aborted());
       const onAbort = () => {
@@ -141,35 +107,27 @@ export class RateLimiter extends EventEmitter {
       };
       const waiter: Waiter = {
         queuedAt: this.monotonic(),
-        atWire,
         cancelled: false,
         fail: (err) => {
           signal?.removeEventListener('abort', onAbort);
           reject(err);
         },
-        run: (dueAt) => {
+        run: () => {
           signal?.removeEventListener('abort', onAbort);
-          const slot: Slot = { reservedAt: this.monotonic(), settled: false, atWire, dueAt };
+          const slot: Slot = { reservedAt: this.monotonic(), settled: false };
           this.slots.push(slot);
           const markSent = () => {
             if (slot.sentAt === undefined) slot.sentAt = this.monotonic();
             this.pump();
           };
-          const clearToSend: ClearToSend = () => new Promise<void>((clear, fail) => {
-            if (!slot.atWire || slot.clearedAt !== undefined) return clear();
-            if (this.stopped) return fail(aborted());
-            this.wireQueue.push({ slot, clear, fail });
-            this.pump();
-          });
           let running: Promise<T>;
           try {
-            running = task(markSent, clearToSend);
+            running = task(markSent);
           } catch (err) {
             running = Promise.reject(err);
           }
           running.finally(() => {
             slot.settled = true;
-            this.wireQueue = this.wireQueue.filter((w) => w.slot !== slot);
             this.pump();
           }).catch(() => undefined);
           resolve(running);
@@ -276,64 +234,20 @@ export class RateLimiter extends EventEmitter {
     for (const p of PRIORITIES) {
       for (const waiter of this.queues[p].splice(0)) if (!waiter.cancelled) waiter.fail(aborted());
     }
-    for (const waiter of this.wireQueue.splice(0)) waiter.fail(aborted());
     this.slots = [];
     this.removeAllListeners();
   }
 
-  /** Clears every held request whose turn has come, starts every waiter the window allows, and sets one timer for the next. */
+  /** Starts every waiter the window allows, highest priority first, and sets one timer for the next. */
   private pump(): void {
     if (this.stopped) return;
-    // A task started here may call back (markSent, clearToSend) at once: that pass runs after this one, which
-    // would otherwise clear the timer it set.
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    this.pumping = true;
-    try {
-      let next: number;
-      do {
-        this.pumpAgain = false;
-        next = Math.min(this.start(), this.clearAtWire());
-      } while (this.pumpAgain && !this.stopped);
-      if (this.stopped) return;
-      if (next === Infinity) this.clearTimer();
-      else this.wakeIn(next - this.monotonic());
-    } finally {
-      this.pumping = false;
-    }
-  }
-
-  /**
-   * Clears held requests in the order they started while the window over the wire allows: a request held at its
-   * socket cannot have reached the service, so only written ones (and those cleared, on their way) count.
-   * Returns when the next one is due (Infinity: none, or once a written request is marked).
-   */
-  private clearAtWire(): number {
-    while (this.wireQueue.length) {
-      const t = this.monotonic();
-      const { slot, clear } = this.wireQueue[0];
-      const dueAt = Math.max(slot.dueAt, this.windowFreeAt(t, (s) => s.atWire && s.clearedAt === undefined));
-      if (dueAt > t) return dueAt;
-      this.wireQueue.shift();
-      slot.clearedAt = t;
-      clear();
-    }
-    return Infinity;
-  }
-
-  /** Starts every waiter the window allows, highest priority first; returns when the next one is due. */
-  private start(): number {
     for (;;) {
       const waiter = this.nextWaiter();
-      if (!waiter) return Infinity;
+      if (!waiter) return this.clearTimer();
       const t = this.monotonic();
       const dueAt = this.startDueAt(t);
-      if (dueAt === Infinity) return Infinity;
-      // A request that holds its bytes at the socket starts ahead of its turn and is cleared on it.
-      const lead = waiter.atWire ? WIRE_LEAD_MS : 0;
-      if (dueAt - lead > t) return dueAt - lead;
+      if (dueAt === Infinity) return this.clearTimer();
+      if (dueAt > t) return this.wakeIn(dueAt - t);
       this.takeWaiter();
       try {
         this.takeFromDailyBudget();
@@ -345,10 +259,9 @@ export class RateLimiter extends EventEmitter {
       // counts from when this start was due, catching up by at most a quarter of a spacing or CATCH_UP_MS,
       // whichever is more (at 100/s a quarter spacing is 2.5 ms, and every longer delay would be lost for good).
       const onTime = Math.max(dueAt, waiter.queuedAt);
-      const turn = Math.max(onTime, t - Math.max(this.spacingMs() / 4, CATCH_UP_MS));
-      this.lastStartAt = dueAt > t ? turn : Math.min(t, turn);
+      this.lastStartAt = Math.min(t, Math.max(onTime, t - Math.max(this.spacingMs() / 4, CATCH_UP_MS)));
       this.noteCleanStart();
-      waiter.run(this.lastStartAt);
+      waiter.run();
     }
   }
 
@@ -362,21 +275,13 @@ export class RateLimiter extends EventEmitter {
    * unsent request reaches the wire): the pause after a 429, the sliding window, the spacing.
    */
   private startDueAt(t: number): number {
-    return Math.max(this.windowFreeAt(t, () => false), this.lastStartAt + this.spacingMs());
-  }
-
-  /**
-   * Monotonic ms from which one more request may reach the wire (Infinity: once an unsent one is marked): the pause
-   * after a 429 and the sliding window. Unsent requests count as arriving now, settled unsent ones from when they
-   * were cleared or reserved; `ignore` leaves out slots that cannot have been written yet.
-   */
-  private windowFreeAt(t: number, ignore: (slot: Slot) => boolean): number {
     const windowMs = WINDOW_MS + this.marginMs;
-    const time = (s: Slot): number => s.sentAt ?? (s.settled ? s.clearedAt ?? s.reservedAt : Infinity);
-    this.slots = this.slots.filter((s) => time(s) > t - windowMs);
-    const live = this.slots.filter((s) => !ignore(s)).map(time).sort((a, b) => a - b);
+    // Unsent requests count as arriving now; settled unsent ones from their reservation.
+    const times = this.slots.map((s) => s.sentAt ?? (s.settled ? s.reservedAt : Infinity));
+    this.slots = this.slots.filter((_, i) => times[i] > t - windowMs);
+    const live = times.filter((at) => at > t - windowMs).sort((a, b) => a - b);
     const windowFreeAt = live.length >= this.tps ? live[live.length - this.tps] + windowMs : -Infinity;
-    return Math.max(this.pausedUntil, windowFreeAt);
+    return Math.max(this.pausedUntil, windowFreeAt, this.lastStartAt + this.spacingMs());
   }
 
   private nextWaiter(): Waiter | undefined {

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { setMaxListeners } from 'node:events';
 import { EnergyApiError, describeKey, type ApiErrorDetail, type RateLimitFacts } from './errors.js';
-import { header, linkSignals, resetInSeconds, sleep, type ClearToSend, type MarkSent, type RateLimiter } from './limiter.js';
+import { header, linkSignals, resetInSeconds, sleep, type MarkSent, type RateLimiter } from './limiter.js';
 import { encodeQuery, type QueryParams } from './params.js';
 import type { RequestPriority } from './types.js';
 import { parseJsonInTurns } from './json.js';
@@ -71,12 +71,6 @@ const STATUS_TEXT: Record<number, string> = {
   429: 'rate limit exceeded',
 };
 
-/**
- * Whether requests start ahead of their turn and hold their bytes at the socket until the limiter clears them. Off:
- * at a fleet's rate (102/s) the bench's catch-up then got 33 × 429 and lost its pace, for a reason not found yet.
- */
-const WIRE_CLEARANCE = false;
-
 /** Connection failures where the service certainly did not process the request. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
@@ -136,10 +130,10 @@ export class Transport {
     for (let attempt = 0; ; attempt++) {
       await this.gate?.acquire(spec.priority ?? 'normal', signal);
       const wait = this.rateWait(spec);
-      const outcome = await this.limiter.schedule(spec.priority ?? 'normal', (markSent, clearToSend) => {
+      const outcome = await this.limiter.schedule(spec.priority ?? 'normal', (markSent) => {
         wait?.end();
-        return this.attempt<T>(spec, signal, markSent, clearToSend);
-      }, signal, WIRE_CLEARANCE).finally(() => wait?.end());
+        return this.attempt<T>(spec, signal, markSent);
+      }, signal).finally(() => wait?.end());
       if (outcome.kind === 'done') return outcome.response;
       const mayRetry = idempotent || !outcome.processed;
       if (!mayRetry || attempt >= this.maxRetries) throw outcome.error;
@@ -180,7 +174,7 @@ export class Transport {
     this.agents.https.destroy();
   }
 
-  private async attempt<T>(spec: RequestSpec, signal: AbortSignal, markSent: MarkSent, clearToSend: ClearToSend): Promise<Attempt<T>> {
+  private async attempt<T>(spec: RequestSpec, signal: AbortSignal, markSent: MarkSent): Promise<Attempt<T>> {
     const url = spec.path + encodeQuery(spec.query ?? {});
     let response: AxiosResponse<Buffer>;
     try {
@@ -190,7 +184,7 @@ export class Transport {
         data: spec.body === undefined ? undefined : JSON.stringify(spec.body),
         headers: spec.body === undefined ? undefined : { 'Content-Type': 'application/json' },
         signal,
-        transport: wireWatcher(markSent, clearToSend),
+        transport: wireWatcher(markSent),
       });
     } catch (err) {
       const failure = this.networkFailure<T>(err, spec, signal);
@@ -332,11 +326,8 @@ function notRetried(error: EnergyApiError): EnergyApiError {
   });
 }
 
-/**
- * Node's http/https, holding the request's bytes until the limiter clears them (its turn, counted at the wire)
- * and noting the moment the request is fully written (what the limiter counts).
- */
-function wireWatcher(markSent: MarkSent, clearToSend: ClearToSend) {
+/** Node's http/https, noting the moment the request is fully written (what the limiter counts). */
+function wireWatcher(markSent: MarkSent) {
   // Dropped once used: axios keeps this transport in the request's config, which a keep-alive socket
   // holds until its next request, and markSent reaches the limiter's promise of this request's answer
   // (a whole parsed page would otherwise stay alive, and be promoted to the old generation).
@@ -350,32 +341,9 @@ function wireWatcher(markSent: MarkSent, clearToSend: ClearToSend) {
     const req = (options.protocol === 'https:' ? https : http).request(options, callback);
     req.once('finish', sent);
     req.once('close', () => { onSent = undefined; });
-    holdUntilCleared(req, clearToSend);
     return req;
   };
   return { request };
-}
-
-/** Writes and the end of `req` wait for `clearToSend` (the headers go out with the first of them). */
-function holdUntilCleared(req: http.ClientRequest, clearToSend: ClearToSend): void {
-  const write = req.write.bind(req) as (...args: unknown[]) => boolean;
-  const end = req.end.bind(req) as (...args: unknown[]) => http.ClientRequest;
-  const held: Array<() => void> = [];
-  let cleared = false;
-  req.write = ((...args: unknown[]) => {
-    if (cleared) return write(...args);
-    held.push(() => write(...args));
-    return true;
-  }) as typeof req.write;
-  req.end = ((...args: unknown[]) => {
-    if (cleared) return end(...args);
-    held.push(() => end(...args));
-    return req;
-  }) as typeof req.end;
-  clearToSend().then(() => {
-    cleared = true;
-    if (!req.destroyed) for (const run of held.splice(0)) run();
-  }, (err: unknown) => req.destroy(err instanceof Error ? err : new Error(String(err))));
 }
 
 function isMultiError(body: unknown): body is { errors: unknown[] } {
