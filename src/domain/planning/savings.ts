@@ -59,8 +59,10 @@ export interface SavingsObservation {
   period: TargetPeriod;
   runForS: number;
   naive: NaiveSchedule;
-  /** The load ran through the time since the last observation (its state then). */
-  ran: boolean;
+  /** Seconds the load ran since the last observation in this period (as the run count counts them). */
+  ranS: number;
+  /** The load was on at the last observation (for the stretch that belongs to the day before). */
+  wasOn: boolean;
   powerW: number;
   /** The price over the time since the last observation. */
   price: PriceAt;
@@ -76,23 +78,27 @@ export interface SavingsObservation {
  * the finished one joins the week.
  */
 export function accrueSavings(previous: SavingsMemory | undefined, o: SavingsObservation): SavingsMemory {
-  const fresh: SavingsDay = { start: o.period.start, end: o.period.end, costMicros: 0, naiveMicros: 0 };
   let days = previous?.days ?? [];
-  let today = previous?.today;
+  let today = previous?.today ? { ...previous.today } : undefined;
+  const seen = previous !== undefined && o.nowS > previous.at && o.nowS - previous.at <= o.maxGapS;
+  let from = previous?.at ?? o.nowS;
   if (today && today.start !== o.period.start) {
+    // The stretch up to the end of the day before is that day's (at the state and price it had then).
+    if (seen && today.end > from) add(today, o, from, Math.min(o.nowS, today.end), o.wasOn ? Math.min(o.nowS, today.end) - from : 0);
     if (today.end <= o.period.start) days = [...days, today].slice(-WEEK_DAYS);
     today = undefined;
   }
-  today = today ? { ...today } : fresh;
-  const from = Math.max(previous?.at ?? o.nowS, o.period.start);
-  const to = o.nowS;
-  if (previous && to > from && to - from <= o.maxGapS) {
-    const ranS = o.ran ? to - from : 0;
-    const naiveS = overlap(naiveWindow(o.period, o.runForS, o.naive), from, to);
-    today.costMicros += runCostMicros(o.powerW, ranS, o.price, o.surplusW) ?? 0;
-    today.naiveMicros += runCostMicros(o.powerW, naiveS, o.price, o.surplusW) ?? 0;
-  }
-  return { at: Math.max(previous?.at ?? -Infinity, to), today, days };
+  today ??= { start: o.period.start, end: o.period.end, costMicros: 0, naiveMicros: 0 };
+  from = Math.max(from, o.period.start);
+  if (seen && o.nowS > from) add(today, o, from, o.nowS, Math.min(Math.max(0, o.ranS), o.nowS - from));
+  return { at: Math.max(previous?.at ?? -Infinity, o.nowS), today, days };
+}
+
+/** Adds [from, to) of the observation to a day: `ranS` of running, and the naive window's overlap. */
+function add(day: SavingsDay, o: SavingsObservation, from: number, to: number, ranS: number): void {
+  const naiveS = overlap(naiveWindow(day, o.runForS, o.naive), from, to);
+  day.costMicros += runCostMicros(o.powerW, ranS, o.price, o.surplusW) ?? 0;
+  day.naiveMicros += runCostMicros(o.powerW, naiveS, o.price, o.surplusW) ?? 0;
 }
 
 /**
