@@ -9,6 +9,10 @@ import type { SimulatorControl } from './types.js';
 export { SIM_DEVICES, SIM_KEYS } from './fleet.js';
 export { SIM_AMBER_KEY, amberSiteId } from './prices/sites.js';
 export { AMBER_BASE_PATH } from './prices/amberApi.js';
+export {
+  forecastFor, actualSolar, declaredKwp, siteLocation, simulatedForecast, simulatedSolar, simulatedDeclaredKwp,
+  type ForecastOptions, type ForecastPeriod,
+} from './forecast/index.js';
 export type {
   ClockSettings, FaultSettings, HeaderStyle, LimitSettings, LoggedRequest, LongWindow, OutageWindow, SimulatorControl,
 } from './types.js';

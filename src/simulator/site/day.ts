@@ -32,7 +32,7 @@ export interface DayData {
   slots: Array<Int32Array | undefined>;
 }
 
-interface SiteContext {
+export interface SiteContext {
   dev: SimDevice;
   site: number;
   loc: Location;
@@ -52,7 +52,8 @@ function offsetSeconds(zone: string | undefined, t: number): number {
   return z ? z.offset(t * 1000) * 60 : 0;
 }
 
-function context(dev: SimDevice, day: number): SiteContext {
+/** The site as seen on UTC day `day`: its place, its zone's offset that day, its weather cache. */
+export function context(dev: SimDevice, day: number): SiteContext {
   const offset = offsetSeconds(dev.timezone, day * DAY + DAY / 2);
   return { dev, site: dev.site, loc: locationOf(dev.timezone, offset / 60), offset, weather: new Map() };
 }
@@ -66,7 +67,7 @@ function weatherFor(ctx: SiteContext, localDay: number, t: number): DayWeather {
   return w;
 }
 
-function momentAt(ctx: SiteContext, t: number): Moment {
+export function momentAt(ctx: SiteContext, t: number): Moment {
   const local = t + ctx.offset;
   const localDay = Math.floor(local / DAY);
   const dow = (((localDay + 4) % 7) + 7) % 7;
