@@ -5,6 +5,8 @@ import { basisOf, expectedSurplus, HouseForecast, type SunBasis, type SunInput }
 import type { PlanReason } from '../planning/planner.js';
 import { planTarget, type PlanNow } from '../planning/target.js';
 import { decide, holdLeft, type LoadView } from './rules.js';
+import { evaluateModulating } from './modulating-member.js';
+import { setpointWatts, type PowerSettings } from './modulation.js';
 import { averagePower, inWindow, newestTimestamp, runningPower } from './signal.js';
 import type { Evaluation, LoadMemory, LoadSettings, LoadState, ShortEntry, SwitchReading, TargetSettings, TargetState } from './types.js';
 
@@ -48,6 +50,7 @@ export interface SiteReading {
 
 /** Learnt from loadChannel while the load ran, else the rated power. */
 export function expectedPower(settings: LoadSettings, memory: LoadMemory): number {
+  if (settings.power) return setpointWatts(settings.power, memory);
   return memory.learntPower ?? settings.loadPower;
 }
 
@@ -80,6 +83,17 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
     const ownDraw = draws[observed.indexOf(member)];
     const measured = averagePower(entries, settings.channels);
     const groupDraw = realDraw(observed.map((o) => o.input.settings), draws, settings.mode);
+    if (settings.power) {
+      // A modulating load takes what the loads before it leave, and holds what it takes from the ones after it.
+      const mode = settings.mode === 'peak' ? 'peak' : 'surplus';
+      const signal = measured === null ? null : mode === 'surplus' ? -measured + groupDraw - held.surplus : measured - groupDraw + held.peak;
+      const modulating = evaluateModulating({
+        settings: settings as LoadSettings & { power: PowerSettings }, memory, outcomes: member.outcomes, signal, stale, draw: ownDraw, now,
+      });
+      held[mode] += modulating.holdsW;
+      results.set(member.input.id, modulating.evaluation);
+      continue;
+    }
     const power = expectedPower(settings, memory);
     let signal: number | null = measured;
     if (measured !== null && settings.mode === 'surplus') signal = -measured + groupDraw - held.surplus;

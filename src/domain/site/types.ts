@@ -5,6 +5,7 @@ import type { RunCount } from '../planning/runtime.js';
 import type { Unit } from '../planning/units.js';
 import type { SunBasis } from '../planning/sun.js';
 import type { DaySavings, NaiveSchedule, SavingsMemory } from '../planning/savings.js';
+import type { ModulationMemory, PowerSettings } from './modulation.js';
 
 export type Mode = 'threshold' | 'surplus' | 'peak' | 'price';
 export type LoadState = 'on' | 'off';
@@ -40,6 +41,8 @@ export interface LoadSettings {
   actuator?: 'device' | 'flow';
   /** A daily run target planned on price (and sun in surplus mode); absent = the mode's rule alone, as before targets. */
   target?: TargetSettings;
+  /** A modulating load (control power): a setpoint instead of on/off; absent = on/off, as before. */
+  power?: PowerSettings;
 }
 
 /** `runFor` by `by`, planned in blocks of at least `minBlock`, within `maxPrice`, always at `cheapBelow`. */
@@ -71,7 +74,7 @@ export interface Override {
 }
 
 /** What a load remembers between evaluations; persisted in the node's context. */
-export interface LoadMemory {
+export interface LoadMemory extends ModulationMemory {
   state?: LoadState;
   /** Node-clock ms of the last change (the PATCH, or when a change made elsewhere was noticed). */
   since?: number;
@@ -109,7 +112,8 @@ export type Reason =
   | 'belowLimit' | 'overLimit' // peak
   | 'cheapest' | 'deadline' | 'cheapBelow' | 'tooExpensive' | 'noPrices' // a run target planned on price
   | 'maxOff' | 'override' | 'failSafe'
-  | 'minOn' | 'minOff' | 'pending' | 'stale' | 'noData' | 'unknownState' | 'steady';
+  | 'minOn' | 'minOff' | 'pending' | 'stale' | 'noData' | 'unknownState' | 'steady'
+  | 'enableDelay' | 'disableDelay' | 'minInterval'; // a modulating load's setpoint
 
 /** What happened to a previously sent change at this evaluation. */
 export type Outcome =
@@ -140,6 +144,18 @@ export interface Evaluation {
   memory: LoadMemory;
   /** The run target's plan, when the load has one. */
   target?: TargetState;
+  /** A modulating load's setpoint after this evaluation. */
+  setpoint?: SetpointState;
+}
+
+/** A modulating load's setpoint at one evaluation. */
+export interface SetpointState {
+  /** In `unit`; 0 = off. */
+  value: number;
+  unit: 'A' | 'W';
+  watts: number;
+  /** A new setpoint to send now. */
+  changed: boolean;
 }
 
 /** A load's run target at one evaluation: the period, what ran, and the plan for the rest of it. */

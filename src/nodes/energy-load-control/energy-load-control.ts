@@ -14,6 +14,7 @@ import { forgetMemory, loadMemory, saveMemory } from './persist.js';
 import { evaluationMsg, outcomeMsg, statusOf, type LoadIds, type StatusWords } from './report.js';
 import { PlanOutput, planStatusParts } from './plan-report.js';
 import { LoadSun } from './sun.js';
+import { setpointFields, setpointMsg, setpointStatus } from './setpoint.js';
 import { LoadPricing } from './pricing.js';
 import { switchLoad, type SwitchContext } from './switching.js';
 import { parseDef, resolveSettings, type LoadControlDef, type ParsedDef } from './settings.js';
@@ -107,7 +108,8 @@ export = function (RED: NodeAPI): void {
           settings ??= measuring ? resolveSettings(parsed, measuring) : undefined;
           if (!settings) return undefined;
           let reading: SwitchReading | undefined;
-          if (actuator) reading = actuator.reading({ memory, settings, entries: site.entries, now: clock() });
+          // A modulating load's setpoint is taken as sent; its draw on loadChannel says what it really takes.
+          if (actuator && !parsed.settings.power) reading = actuator.reading({ memory, settings, entries: site.entries, now: clock() });
           else if (switchDevice) reading = relayReading(switchDevice, parsed.switchId);
           const problemWithTariff = pricing?.tariffProblem();
           if (problemWithTariff) problem(new ConfigError(problemWithTariff));
@@ -135,7 +137,9 @@ export = function (RED: NodeAPI): void {
         }
         if (memory.state !== undefined) unconfirmed = undefined;
         const patched = evaluation.switchTo ? await switchLoad(switching, evaluation, device, settings) : undefined;
-        send([null, evaluationMsg(ids, evaluation, memory)]);
+        // A flow's output 1 drives what it is wired to: a dry run sends nothing there.
+        if (evaluation.setpoint?.changed && !settings.dryRun) send([setpointMsg(ids, evaluation), null]);
+        send([null, { ...evaluationMsg(ids, evaluation, memory), ...setpointFields(evaluation) }]);
         const plan = planOutput.next(ids, evaluation, currency());
         if (plan) send([null, null, plan]);
         // A read or the PATCH failed in this cycle: its red status stays until an evaluation goes through.
@@ -143,7 +147,8 @@ export = function (RED: NodeAPI): void {
         lastProblem = undefined;
         let status = statusOf(evaluation, memory, settings, words);
         if (evaluation.target) status = { ...status, text: [status.text, ...planStatusParts(evaluation.target, currency(), words)].join(' · ') };
-        if (actuator && parsed.flow) {
+        if (evaluation.setpoint) status = setpointStatus(status, evaluation);
+        else if (actuator && parsed.flow) {
           const how = words(`confirmBy_${parsed.flow.confirmBy}`);
           status = unconfirmed ? { fill: 'red', shape: 'ring', text: `${status.text} · ${words('unconfirmedShort', { state: unconfirmed })}` } : { ...status, text: `${status.text} · ${how}` };
         }
@@ -182,6 +187,7 @@ export = function (RED: NodeAPI): void {
 
     /** The load's state as its actuator reports it: confirms a command, or is adopted as a change made there. */
     async function feedback(value: unknown): Promise<void> {
+      if (parsed.settings.power) throw EnergyApiError.invalid('msg.topic "state" is for a load switched on and off: a modulating load (control power) is followed by its draw on loadChannel');
       if (!actuator || parsed.flow?.confirmBy !== 'feedback') {
         throw EnergyApiError.invalid(actuator ? `msg.topic "state" is read with confirmBy feedback; this node confirms by ${parsed.flow?.confirmBy}` : 'msg.topic "state" is for a load switched by the flow (actuator flow): this node reads its relay from the device');
       }
