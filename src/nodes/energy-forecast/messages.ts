@@ -12,6 +12,8 @@ export function forecastMessage(out: ForecastOutput, source: ForecastSource, fre
     payload: out.powerNow,
     forecast: out.forecast,
     forecastSource: freshness,
+    // What energy-load-control reads: its plan says it runs on the last forecast.
+    forecastStale: freshness === 'last good',
     source,
     issuedAt: out.issuedAt,
     todayKwh: out.todayKwh,
