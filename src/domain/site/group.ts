@@ -84,8 +84,10 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
       // A modulating load takes what the loads before it leave, and holds what it takes from the ones after it.
       const mode = settings.mode === 'peak' ? 'peak' : 'surplus';
       const signal = measured === null ? null : mode === 'surplus' ? -measured + groupDraw - held.surplus : measured - groupDraw + held.peak;
+      const pricing = member.input.pricing;
       const modulating = evaluateModulating({
         settings: settings as LoadSettings & { power: PowerSettings }, memory, outcomes: member.outcomes, signal, stale, draw: ownDraw, now,
+        planning: settings.energyTarget && pricing ? { pricing, entries: site.entries, expectedSurplusW: surplusForecast(forecasts, site, settings, loadChannels, pricing.zone, planned) } : undefined,
       });
       held[mode] += modulating.holdsW;
       results.set(member.input.id, modulating.evaluation);
@@ -162,6 +164,14 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
     results.set(member.input.id, evaluation);
   }
   return results;
+}
+
+/** Expected surplus for a modulating load's energy target (W): the last day's, less what plans before it take. */
+function surplusForecast(forecasts: Map<string, SurplusForecast>, site: SiteReading, settings: LoadSettings, loadChannels: number[], zone: string, planned: readonly PlannedDraw[]): (from: number, to: number) => number {
+  const key = `${settings.channels.join(',')}|${loadChannels.join(',')}|${zone}`;
+  let forecast = forecasts.get(key);
+  if (!forecast && site.history) forecasts.set(key, (forecast = new SurplusForecast(site.history, settings.channels, loadChannels, zone)));
+  return (from, to) => Math.max(0, (forecast?.average(from, to) ?? 0) - plannedDraw(planned, from, to));
 }
 
 /** Stale: the newest entry ever read (or, with none yet, the start) is older than staleAfter, whether reads fail or the device went quiet. */

@@ -1,5 +1,7 @@
 import { modulate, setpointWatts, type PowerSettings } from './modulation.js';
-import type { Evaluation, LoadMemory, LoadSettings, Outcome } from './types.js';
+import { planEnergy, type EnergyPlan } from '../planning/energy-target.js';
+import type { MemberPricing } from './group.js';
+import type { Evaluation, LoadMemory, LoadSettings, Outcome, ShortEntry } from './types.js';
 
 /** A modulating load as the group hands it the site. */
 export interface ModulatingInput {
@@ -12,6 +14,8 @@ export interface ModulatingInput {
   /** What the load drew over the window (W), measured on loadChannel or estimated. */
   draw: number;
   now: number;
+  /** With an energy target: the prices, the zone, the group's entries and the expected surplus. */
+  planning?: { pricing: MemberPricing; entries: readonly ShortEntry[]; expectedSurplusW(from: number, to: number): number };
 }
 
 /** The evaluation of a modulating load, and what it holds of the site for the loads after it (W). */
@@ -31,10 +35,17 @@ export function evaluateModulating(input: ModulatingInput): ModulatingResult {
   const power = settings.power;
   const limitRoom = settings.limit - settings.margin;
   const availableW = signal === null ? null : settings.mode === 'peak' ? limitRoom - signal : signal;
-  const decision = modulate(power, memory, { mode: settings.mode, failSafe: settings.failSafe, availableW, stale: input.stale, override: memory.override }, now);
+  const energy = energyPlan(input, availableW);
+  const decision = modulate(power, memory, {
+    mode: settings.mode, failSafe: settings.failSafe, availableW, stale: input.stale, override: memory.override,
+    // In peak mode the plan's power is still capped to the room under the limit.
+    planW: energy && settings.mode === 'peak' && availableW !== null ? Math.min(energy.gridNowW, availableW) : energy?.gridNowW,
+    planReason: energy?.reason,
+  }, now);
   const on = decision.value > 0;
   const wasOn = (memory.setpoint?.value ?? 0) > 0;
   const next: LoadMemory = { ...memory, ...decision.memory, state: on ? 'on' : 'off' };
+  if (energy) next.energy = energy.count;
   if (!decision.memory.enableSince) delete next.enableSince;
   if (!decision.memory.disableSince) delete next.disableSince;
   if (on !== wasOn || memory.state === undefined) next.since = now;
@@ -61,7 +72,30 @@ export function evaluateModulating(input: ModulatingInput): ModulatingResult {
     memory: next,
     setpoint: { value: decision.value, unit: power.unit, watts, changed: decision.changed },
   };
+  if (energy) evaluation.energy = energy;
   return { evaluation, holdsW };
+}
+
+/** The energy target's plan, when the load has one and prices (or none) to plan on. */
+function energyPlan(input: ModulatingInput, availableW: number | null): EnergyPlan | undefined {
+  const { settings, memory, planning } = input;
+  if (!settings.energyTarget || !planning) return undefined;
+  const power = settings.power;
+  return planEnergy({
+    settings: settings.energyTarget,
+    count: memory.energy,
+    now: input.now,
+    zone: planning.pricing.zone,
+    prices: planning.pricing.prices,
+    tariff: planning.pricing.tariff,
+    minW: power.min * power.wattsPerUnit,
+    maxW: power.max * power.wattsPerUnit,
+    measuredSurplusW: settings.mode === 'surplus' ? availableW : null,
+    expectedSurplusW: settings.mode === 'surplus' ? planning.expectedSurplusW : () => 0,
+    entries: planning.entries,
+    loadChannel: settings.dryRun ? undefined : settings.loadChannel,
+    setpointW: setpointWatts(power, memory),
+  });
 }
 
 function round(value: number | null): number | null {

@@ -4,6 +4,7 @@ import type { PlanReason, UnitPlan } from '../planning/planner.js';
 import type { RunCount } from '../planning/runtime.js';
 import type { Unit } from '../planning/units.js';
 import type { ModulationMemory, PowerSettings } from './modulation.js';
+import type { EnergyCount, EnergyPlan, EnergyTargetSettings } from '../planning/energy-target.js';
 
 export type Mode = 'threshold' | 'surplus' | 'peak' | 'price';
 export type LoadState = 'on' | 'off';
@@ -39,6 +40,8 @@ export interface LoadSettings {
   target?: TargetSettings;
   /** A modulating load (control power): a setpoint instead of on/off; absent = on/off, as before. */
   power?: PowerSettings;
+  /** A modulating load's energy target ("20 kWh by 07:00"), planned on sun and price. */
+  energyTarget?: EnergyTargetSettings;
 }
 
 /** `runFor` by `by`, planned in blocks of at least `minBlock`, within `maxPrice`, always at `cheapBelow`. */
@@ -69,6 +72,8 @@ export interface Override {
 
 /** What a load remembers between evaluations; persisted in the node's context. */
 export interface LoadMemory extends ModulationMemory {
+  /** A modulating load's energy taken toward its energy target in the current period. */
+  energy?: EnergyCount;
   state?: LoadState;
   /** Node-clock ms of the last change (the PATCH, or when a change made elsewhere was noticed). */
   since?: number;
@@ -138,6 +143,8 @@ export interface Evaluation {
   target?: TargetState;
   /** A modulating load's setpoint after this evaluation. */
   setpoint?: SetpointState;
+  /** A modulating load's energy target and its plan. */
+  energy?: EnergyPlan;
 }
 
 /** A modulating load's setpoint at one evaluation. */

@@ -51,7 +51,8 @@ export = function (RED: NodeAPI): void {
     const ids: LoadIds = { topic: def.name || parsed.switchId || parsed.deviceId, deviceId: parsed.deviceId, switchDeviceId: parsed.switchDeviceId, switchId: parsed.switchId, mode: parsed.settings.mode };
     let memory: LoadMemory = {};
     const target = parsed.settings.target;
-    const pricing = target ? new LoadPricing(RED, node, store, parsed.tariffId) : undefined;
+    const energyTarget = parsed.settings.energyTarget;
+    const pricing = target || energyTarget ? new LoadPricing(RED, node, store, parsed.tariffId) : undefined;
     const ready = Promise.all([loadMemory(node, store).then((m) => { memory = { ...m, ...memory }; }), pricing?.ready]);
     const planOutput = new PlanOutput();
     let settings: LoadSettings | undefined;
@@ -91,7 +92,7 @@ export = function (RED: NodeAPI): void {
       windowS: parsed.settings.windowS,
       needsSwitchRead: () => !actuator && (memory.state === undefined || memory.pending !== undefined),
       pendingSince: () => memory.pending?.at,
-      needsHistory: () => target !== undefined && parsed.settings.mode === 'surplus',
+      needsHistory: () => (target !== undefined || energyTarget !== undefined) && parsed.settings.mode === 'surplus',
       input(measuring, switchDevice, site) {
         try {
           settings ??= measuring ? resolveSettings(parsed, measuring) : undefined;
