@@ -1,5 +1,8 @@
 /** Everything the simulator holds, and the control operations on it. */
 import { SimClock } from './clock.js';
+import { ForecastLimits, type ForecastLimitSettings } from './forecast/limits.js';
+import type { ForecastFaults } from './forecast/providers.js';
+import { createForecastSites, describeSites, type ForecastSite } from './forecast/sites.js';
 import { FaultInjector } from './faults.js';
 import { createExtraSites } from './extraSites.js';
 import { createFleet, keyGrants, type FleetOptions, type KeyGrant } from './fleet.js';
@@ -65,6 +68,10 @@ export class SimulatorState implements SimulatorControl {
   /** The Amber-compatible price endpoint's sites and its own rate limit. */
   readonly amberSites: ReadonlyMap<string, AmberSite>;
   readonly amberLimiter = new AmberLimiter();
+  /** The forecast providers' sites, limits and test faults (docs/forecast.md). */
+  forecastSites: ForecastSite[] = [];
+  readonly forecastLimits = new ForecastLimits();
+  forecastFaults: ForecastFaults = {};
 
   private lastSaved = '';
 
@@ -87,6 +94,7 @@ export class SimulatorState implements SimulatorControl {
   private loadFleet(): void {
     const fleet = createFleet(this.fleetOptions()).concat(this.extraSites());
     this.devices = new Map(fleet.map((d) => [d.id, d]));
+    this.forecastSites = createForecastSites(this.devices.values());
   }
 
   private fleetOptions(): FleetOptions {
@@ -178,6 +186,8 @@ export class SimulatorState implements SimulatorControl {
     this.amberLimiter.clear();
     this.amberLimiter.limit = 50;
     this.amberLimiter.windowS = 300;
+    this.forecastLimits.reset();
+    this.forecastFaults = {};
     this.longWindow = this.options.longWindow ?? 'timestamp';
     this.clock.reset();
     this.persist();
@@ -187,6 +197,19 @@ export class SimulatorState implements SimulatorControl {
     if (settings.limit !== undefined) this.amberLimiter.limit = settings.limit;
     if (settings.windowS !== undefined) this.amberLimiter.windowS = settings.windowS;
     this.amberLimiter.clear();
+  }
+
+  /** The sites the forecast endpoints answer for (coordinates, declared kWp, Solcast ids). */
+  listForecastSites(): ReturnType<typeof describeSites> {
+    return describeSites(this.forecastSites);
+  }
+
+  setForecastLimits(settings: ForecastLimitSettings): void {
+    this.forecastLimits.configure(settings);
+  }
+
+  setForecastFaults(faults: ForecastFaults): void {
+    this.forecastFaults = { ...faults };
   }
 
   setLimits(settings: LimitSettings): void {

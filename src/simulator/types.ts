@@ -76,6 +76,11 @@ export interface SimulatorControl {
   setLimits(settings: LimitSettings): void;
   /** The price endpoint's rate limit: `limit` requests per `windowS` (default 50 per 300 s); clears its windows. */
   setAmberLimits(settings: { limit?: number; windowS?: number }): void;
+  /** The forecast providers' limits (default Forecast.Solar 12/h, Solcast 10/UTC day, Open-Meteo 600/min and 10000/day); clears their counts. */
+  setForecastLimits(settings: { forecastSolarPerHour?: number; solcastPerDay?: number; openMeteoPerMinute?: number; openMeteoPerDay?: number }): void;
+  /** Forecast periods starting in [gapFrom, gapTo) left out, in [nullFrom, nullTo) given as null (unix s). */
+  setForecastFaults(faults: { gapFrom?: number; gapTo?: number; nullFrom?: number; nullTo?: number }): void;
+  listForecastSites(): Array<{ deviceId: string; label: string; timezone: string; latitude: number; longitude: number; declination: number; azimuth: number; kwp: number; solcastSiteId: string }>;
 }
 
 /** A change waiting for the device to pick it up at one of its reports. */
