@@ -23,6 +23,8 @@ export interface ShellyOptions {
   tankWh?: number;
   /** Shelly id (src of RPC answers). */
   name?: string;
+  /** Heat the tank takes at the start (Wh); default 4000 (cooled overnight). */
+  startColdWh?: number;
 }
 
 const HOUR = 3600;
@@ -31,7 +33,7 @@ export class ShellyRelay extends SlotLoad {
   private output = false;
   private lastSource = 'init';
   /** Heat the tank still takes (Wh): it cools and hot water is drawn every hour; the thermostat stops the heater at 0. */
-  private coldWh = 0;
+  private coldWh: number;
   private totalWh = 0;
   private drawingW = 0;
   /** Test hook: every RPC answers this HTTP status. */
@@ -39,6 +41,7 @@ export class ShellyRelay extends SlotLoad {
 
   constructor(private readonly options: ShellyOptions) {
     super(options.deviceId, options.channel, options.now);
+    this.coldWh = options.startColdWh ?? 4000;
   }
 
   protected powerAt(t: number): number {
@@ -60,7 +63,7 @@ export class ShellyRelay extends SlotLoad {
   protected restart(): void {
     this.output = false;
     this.lastSource = 'init';
-    this.coldWh = 0;
+    this.coldWh = this.options.startColdWh ?? 4000;
     this.totalWh = 0;
     this.drawingW = 0;
     this.refuseWith = undefined;
