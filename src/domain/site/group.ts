@@ -87,8 +87,10 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
       // A modulating load takes what the loads before it leave, and holds what it takes from the ones after it.
       const mode = settings.mode === 'peak' ? 'peak' : 'surplus';
       const signal = measured === null ? null : mode === 'surplus' ? -measured + groupDraw - held.surplus : measured - groupDraw + held.peak;
+      const pricing = member.input.pricing;
       const modulating = evaluateModulating({
         settings: settings as LoadSettings & { power: PowerSettings }, memory, outcomes: member.outcomes, signal, stale, draw: ownDraw, now,
+        planning: settings.energyTarget && pricing ? { pricing, entries: site.entries, expectedSurplusW: surplusForecast(forecasts, site, settings, loadChannels, pricing.zone, planned, member.input.sun, nowS) } : undefined,
       });
       held[mode] += modulating.holdsW;
       results.set(member.input.id, modulating.evaluation);
@@ -105,10 +107,7 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
     let hasPlan = false;
     const pricing = member.input.pricing;
     if (settings.target && pricing) {
-      const forecastKey = `${settings.channels.join(',')}|${loadChannels.join(',')}|${pricing.zone}`;
-      const forecast = forecastOf(forecasts, site.history, forecastKey, () => new SurplusForecast(lastDay(site.history ?? []), settings.channels, loadChannels, pricing.zone));
-      const house = member.input.sun ? forecastOf(forecasts, site.history, `house|${forecastKey}|${(settings.solarChannels ?? []).join(',')}`, () => new HouseForecast(site.history ?? [], settings.channels, settings.solarChannels ?? [], loadChannels)) : undefined;
-      const surplus = expectedSurplus({ persistence: forecast, house, sun: member.input.sun, nowS });
+      const surplus = sunOrPersistence(forecasts, site, settings, loadChannels, pricing.zone, member.input.sun, nowS);
       const planning = planTarget({
         settings: settings as LoadSettings & { target: TargetSettings },
         memory, now, zone: pricing.zone, prices: pricing.prices, tariff: pricing.tariff, powerW: power,
@@ -167,6 +166,20 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
     results.set(member.input.id, evaluation);
   }
   return results;
+}
+
+/** Expected surplus for a modulating load's energy target (W): the forecast's or the last day's, less what plans before it take. */
+function surplusForecast(forecasts: Map<string, HistoryForecast>, site: SiteReading, settings: LoadSettings, loadChannels: number[], zone: string, planned: readonly PlannedDraw[], sun: SunInput | undefined, nowS: number): (from: number, to: number) => number {
+  const surplus = sunOrPersistence(forecasts, site, settings, loadChannels, zone, sun, nowS);
+  return (from, to) => Math.max(0, surplus(from, to) - plannedDraw(planned, from, to));
+}
+
+/** The surplus a load may expect (W): msg.forecast's sun minus the house where it reaches, else yesterday's surplus. */
+function sunOrPersistence(forecasts: Map<string, HistoryForecast>, site: SiteReading, settings: LoadSettings, loadChannels: number[], zone: string, sun: SunInput | undefined, nowS: number): (from: number, to: number) => number {
+  const key = `${settings.channels.join(',')}|${loadChannels.join(',')}|${zone}`;
+  const persistence = forecastOf(forecasts, site.history, key, () => new SurplusForecast(lastDay(site.history ?? []), settings.channels, loadChannels, zone));
+  const house = sun ? forecastOf(forecasts, site.history, `house|${key}|${(settings.solarChannels ?? []).join(',')}`, () => new HouseForecast(site.history ?? [], settings.channels, settings.solarChannels ?? [], loadChannels)) : undefined;
+  return expectedSurplus({ persistence, house, sun, nowS });
 }
 
 /** Stale: the newest entry ever read (or, with none yet, the start) is older than staleAfter, whether reads fail or the device went quiet. */

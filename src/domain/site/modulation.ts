@@ -46,6 +46,9 @@ export interface ModulationView {
   availableW: number | null;
   stale: boolean;
   override?: Override;
+  /** An energy target's plan asks this much power now (W) whatever the surplus: the load runs at least at it. */
+  planW?: number;
+  planReason?: Reason;
 }
 
 export interface ModulationDecision {
@@ -88,11 +91,15 @@ export function modulate(settings: PowerSettings, memory: ModulationMemory, view
     if (view.failSafe === 'hold') return keep('stale');
     return send(settings, memory, view.failSafe === 'closed' ? settings.max : 0, 'failSafe', now);
   }
+  const { enableSince: _e, disableSince: _d, ...rest } = memory;
+  if (view.planW !== undefined && view.planW > 0) {
+    // The plan buys this unit (cheapest, or the deadline leaves no choice): no delay, the surplus on top if there is more.
+    return send(settings, rest, fitSetpoint(settings, Math.max(view.availableW ?? 0, view.planW)), view.planReason ?? 'cheapest', now);
+  }
   if (view.availableW === null) return keep('noData');
   const available = view.availableW;
   const minW = settings.min * settings.wattsPerUnit;
   const surplus = view.mode === 'surplus';
-  const { enableSince: _e, disableSince: _d, ...rest } = memory;
   if (current === 0) {
     if (available < minW) return keep(surplus ? 'noSurplus' : 'overLimit', rest);
     const enableSince = memory.enableSince ?? now;

@@ -6,6 +6,7 @@ import type { Unit } from '../planning/units.js';
 import type { SunBasis } from '../planning/sun.js';
 import type { DaySavings, NaiveSchedule, SavingsMemory } from '../planning/savings.js';
 import type { ModulationMemory, PowerSettings } from './modulation.js';
+import type { EnergyCount, EnergyPlan, EnergyTargetSettings } from '../planning/energy-target.js';
 
 export type Mode = 'threshold' | 'surplus' | 'peak' | 'price';
 export type LoadState = 'on' | 'off';
@@ -43,6 +44,8 @@ export interface LoadSettings {
   target?: TargetSettings;
   /** A modulating load (control power): a setpoint instead of on/off; absent = on/off, as before. */
   power?: PowerSettings;
+  /** A modulating load's energy target ("20 kWh by 07:00"), planned on sun and price. */
+  energyTarget?: EnergyTargetSettings;
 }
 
 /** `runFor` by `by`, planned in blocks of at least `minBlock`, within `maxPrice`, always at `cheapBelow`. */
@@ -75,6 +78,8 @@ export interface Override {
 
 /** What a load remembers between evaluations; persisted in the node's context. */
 export interface LoadMemory extends ModulationMemory {
+  /** A modulating load's energy taken toward its energy target in the current period. */
+  energy?: EnergyCount;
   state?: LoadState;
   /** Node-clock ms of the last change (the PATCH, or when a change made elsewhere was noticed). */
   since?: number;
@@ -113,7 +118,7 @@ export type Reason =
   | 'cheapest' | 'deadline' | 'cheapBelow' | 'tooExpensive' | 'noPrices' // a run target planned on price
   | 'maxOff' | 'override' | 'failSafe'
   | 'minOn' | 'minOff' | 'pending' | 'stale' | 'noData' | 'unknownState' | 'steady'
-  | 'enableDelay' | 'disableDelay' | 'minInterval'; // a modulating load's setpoint
+  | 'enableDelay' | 'disableDelay' | 'minInterval' | 'notDrawing'; // a modulating load's setpoint
 
 /** What happened to a previously sent change at this evaluation. */
 export type Outcome =
@@ -146,6 +151,8 @@ export interface Evaluation {
   target?: TargetState;
   /** A modulating load's setpoint after this evaluation. */
   setpoint?: SetpointState;
+  /** A modulating load's energy target and its plan. */
+  energy?: EnergyPlan;
 }
 
 /** A modulating load's setpoint at one evaluation. */

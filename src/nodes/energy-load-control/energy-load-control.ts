@@ -58,8 +58,9 @@ export = function (RED: NodeAPI): void {
     const ids: LoadIds = { topic: def.name || parsed.switchId || parsed.deviceId, deviceId: parsed.deviceId, switchDeviceId: parsed.switchDeviceId, switchId: parsed.switchId, mode: parsed.settings.mode };
     let memory: LoadMemory = {};
     const target = parsed.settings.target;
-    const pricing = target ? new LoadPricing(RED, node, store, parsed.tariffId) : undefined;
-    const sun = target ? new LoadSun(node, store) : undefined;
+    const energyTarget = parsed.settings.energyTarget;
+    const pricing = target || energyTarget ? new LoadPricing(RED, node, store, parsed.tariffId) : undefined;
+    const sun = target || energyTarget ? new LoadSun(node, store) : undefined;
     /** The currency of the last msg.prices (energy-price says AUD for Amber), where no tariff names one. */
     let pricesCurrency: string | undefined;
     const currency = (): string | undefined => pricing?.currency ?? pricesCurrency;
@@ -102,7 +103,7 @@ export = function (RED: NodeAPI): void {
       windowS: parsed.settings.windowS,
       needsSwitchRead: () => !actuator && (memory.state === undefined || memory.pending !== undefined),
       pendingSince: () => memory.pending?.at,
-      needsHistory: () => target !== undefined && parsed.settings.mode === 'surplus',
+      needsHistory: () => (target !== undefined || energyTarget !== undefined) && parsed.settings.mode === 'surplus',
       input(measuring, switchDevice, site) {
         try {
           settings ??= measuring ? resolveSettings(parsed, measuring) : undefined;

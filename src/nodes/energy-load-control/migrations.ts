@@ -35,8 +35,8 @@ export const migrations: readonly Migration[] = [
   {
     version: 4,
     up: steps(
-      fillMissing({ control: 'onoff', minCurrent: 6, maxCurrent: 16, phases: 1, voltage: 230, minPower: '', maxPower: '', step: '', enableDelay: 60, disableDelay: 180, gridAllowance: 0, minInterval: 60 }),
-      numbersFromText(['minCurrent', 'maxCurrent', 'phases', 'voltage', 'enableDelay', 'disableDelay', 'gridAllowance', 'minInterval']),
+      fillMissing({ control: 'onoff', minCurrent: 6, maxCurrent: 16, phases: 1, voltage: 230, minPower: '', maxPower: '', step: '', enableDelay: 60, disableDelay: 180, gridAllowance: 0, minInterval: 60, energyTarget: 0 }),
+      numbersFromText(['minCurrent', 'maxCurrent', 'phases', 'voltage', 'enableDelay', 'disableDelay', 'gridAllowance', 'minInterval', 'energyTarget']),
     ),
   },
 ];

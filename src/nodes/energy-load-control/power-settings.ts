@@ -1,5 +1,8 @@
 import { EnergyApiError } from '../../api/index.js';
 import type { PowerSettings } from '../../domain/site/modulation.js';
+import type { EnergyTargetSettings } from '../../domain/planning/energy-target.js';
+import { parseBy } from '../../domain/planning/period.js';
+import { parseMicros } from '../../domain/pricing/money.js';
 import type { Mode } from '../../domain/site/types.js';
 
 /** A modulating load's properties as the editor saves them (numbers may arrive as text). */
@@ -16,6 +19,11 @@ export interface PowerDef {
   disableDelay?: string | number;
   gridAllowance?: string | number;
   minInterval?: string | number;
+  energyTarget?: string | number;
+  by?: string;
+  maxPrice?: string | number;
+  runFor?: string | number;
+  cheapBelow?: string | number;
 }
 
 export const POWER_DEFAULTS = { minCurrent: 6, maxCurrent: 16, phases: 1, voltage: 230, stepA: 1, stepW: 100, enableDelay: 60, disableDelay: 180, gridAllowance: 0, minInterval: 60 } as const;
@@ -70,4 +78,27 @@ export function parsePower(def: PowerDef, mode: Mode, actuator: string): PowerSe
     gridAllowanceW: number(def.gridAllowance, 'gridAllowance (W)', POWER_DEFAULTS.gridAllowance, 0),
     minIntervalS: number(def.minInterval, 'minInterval (s)', POWER_DEFAULTS.minInterval, 0),
   };
+}
+
+/**
+ * A modulating load's energy target: `energyTarget` kWh by `by` (empty = the end of the day), within `maxPrice`.
+ * Run targets (runFor, cheapBelow) are for loads switched on and off.
+ */
+export function parseEnergyTarget(def: PowerDef, power: PowerSettings | undefined): EnergyTargetSettings | undefined {
+  const kWh = number(def.energyTarget, 'energyTarget (kWh)', 0, 0, 1000);
+  if (!power) {
+    if (kWh > 0) throw EnergyApiError.invalid('energyTarget (kWh) is for a modulating load (control power): a load switched on and off has runFor');
+    return undefined;
+  }
+  if (Number(def.runFor ?? 0) > 0 || given(def.cheapBelow)) throw EnergyApiError.invalid('a modulating load (control power) has an energy target (energyTarget kWh by a time), not runFor or cheapBelow');
+  if (kWh === 0) return undefined;
+  let byMinute: number;
+  let maxPriceMicros: number | undefined;
+  try {
+    byMinute = parseBy(def.by);
+    maxPriceMicros = given(def.maxPrice) ? parseMicros(def.maxPrice) : undefined;
+  } catch (err) {
+    throw EnergyApiError.invalid((err as Error).message);
+  }
+  return { wh: kWh * 1000, byMinute, ...(maxPriceMicros === undefined ? {} : { maxPriceMicros }) };
 }

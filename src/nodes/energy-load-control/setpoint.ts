@@ -21,14 +21,22 @@ export function setpointMsg(ids: LoadIds, evaluation: Evaluation): NodeMessage {
 /** The setpoint's fields on output 2's evaluation msg. */
 export function setpointFields(evaluation: Evaluation): Record<string, unknown> {
   const setpoint = evaluation.setpoint;
-  return setpoint ? { setpoint: setpoint.value, unit: setpoint.unit, setpointWatts: setpoint.watts } : {};
+  if (!setpoint) return {};
+  const energy = evaluation.energy;
+  const kWh = (wh: number): number => Math.round(wh) / 1000;
+  return {
+    setpoint: setpoint.value, unit: setpoint.unit, setpointWatts: setpoint.watts,
+    ...(energy ? { energy: { taken: kWh(energy.count.wh), need: kWh(energy.needWh), surplus: kWh(energy.surplusWh), grid: kWh(energy.gridWh), short: kWh(energy.shortWh), by: energy.period.end } } : {}),
+  };
 }
 
 /** The status of a modulating load: the setpoint in place of on/off ("surplus 2.3 kW · 10 A · surplus"). */
 export function setpointStatus(status: NodeStatus, evaluation: Evaluation): NodeStatus {
   const setpoint = evaluation.setpoint as SetpointState;
   const on = setpoint.value > 0;
-  const text = String(status.text ?? '').replace(/ · (on|off|\?) · /, ` · ${on ? `${setpoint.value} ${setpoint.unit}` : 'off'} · `);
+  let text = String(status.text ?? '').replace(/ · (on|off|\?) · /, ` · ${on ? `${setpoint.value} ${setpoint.unit}` : 'off'} · `);
+  const energy = evaluation.energy;
+  if (energy) text += ` · ${(energy.count.wh / 1000).toFixed(1)}/${((energy.count.wh + energy.needWh) / 1000).toFixed(1)} kWh`;
   return { fill: evaluation.stale ? 'red' : on ? 'green' : 'grey', shape: on ? 'dot' : 'ring', text };
 }
 

@@ -6,7 +6,7 @@ import { NAIVE_SCHEDULES, type NaiveSchedule } from '../../domain/planning/savin
 import { channelIndex } from '../../domain/site/signal.js';
 import { COMMAND_FORMS, CONFIRM_BYS, type ActuatorKind, type CommandForm, type ConfirmBy } from '../../domain/site/actuator.js';
 import type { FailSafe, LoadSettings, Mode, TargetSettings } from '../../domain/site/types.js';
-import { parsePower, type PowerDef } from './power-settings.js';
+import { parseEnergyTarget, parsePower, type PowerDef } from './power-settings.js';
 
 /** The node's properties as the editor saves them (numbers may arrive as text). */
 export interface LoadControlDef extends PowerDef {
@@ -129,8 +129,9 @@ export function parseDef(def: LoadControlDef): ParsedDef {
   if (loadChannel && channelIndex(deviceId, loadChannel) === null) throw EnergyApiError.invalid(`loadChannel "${loadChannel.slice(0, 40)}" is not a channel of ${deviceId} (a number or ${deviceId}_C<n>)`);
   const channels = list(def.channels);
   for (const c of channels) if (channelIndex(deviceId, c) === null) throw EnergyApiError.invalid(`channel "${c.slice(0, 40)}" is not a channel of ${deviceId} (a number or ${deviceId}_C<n>)`);
-  const target = parseTarget(def, mode);
   const power = parsePower(def, mode, actuator.actuator);
+  const energyTarget = parseEnergyTarget(def, power);
+  const target = power ? undefined : parseTarget(def, mode);
   return {
     deviceId, switchDeviceId: actuator.actuator === 'flow' ? deviceId : switchDeviceId, switchId, intervalS, channels, loadChannel, ...actuator,
     tariffId: def.tariff?.trim() || undefined,
@@ -148,6 +149,7 @@ export function parseDef(def: LoadControlDef): ParsedDef {
       timeoutS: SWITCH_TIMEOUT_S,
       ...(actuator.actuator === 'flow' ? { actuator: 'flow' as const } : {}),
       ...(power ? { power } : {}),
+      ...(energyTarget ? { energyTarget } : {}),
     },
   };
 }
