@@ -12,7 +12,7 @@ import { createAmberSites, type AmberSite } from './prices/sites.js';
 import { readStateFile, restore, snapshot, writeStateFile, type SavedState } from './persistence.js';
 import { reportNow, settle } from './reporting.js';
 import type {
-  ClockSettings, FaultSettings, HeaderStyle, LimitSettings, LoggedRequest, LongWindow, OutageWindow, SimDevice, SimulatorControl,
+  ClockSettings, ExternalDraw, FaultSettings, HeaderStyle, LimitSettings, LoggedRequest, LongWindow, OutageWindow, SimDevice, SimulatorControl,
 } from './types.js';
 
 export interface StateOptions {
@@ -74,6 +74,8 @@ export class SimulatorState implements SimulatorControl {
   forecastFaults: ForecastFaults = {};
 
   private lastSaved = '';
+  /** Device doubles wired to channels of the sites (kept across a reset, which rebuilds the devices). */
+  private readonly externals: ExternalDraw[] = [];
 
   constructor(private readonly options: StateOptions) {
     this.clock = new SimClock(options.now);
@@ -95,6 +97,27 @@ export class SimulatorState implements SimulatorControl {
     const fleet = createFleet(this.fleetOptions()).concat(this.extraSites());
     this.devices = new Map(fleet.map((d) => [d.id, d]));
     this.forecastSites = createForecastSites(this.devices.values());
+    for (const e of this.externals ?? []) this.wire(e);
+  }
+
+  /** Wires a device double to a channel of its site: its draw shows in that channel and the grid's. */
+  attachExternal(external: ExternalDraw): void {
+    const dev = this.deviceOrThrow(external.deviceId);
+    if (external.channel < 0 || external.channel >= dev.channels.length) throw new Error(`${external.deviceId} has no channel ${external.channel + 1}`);
+    this.externals.push(external);
+    this.wire(external);
+  }
+
+  detachExternal(external: ExternalDraw): void {
+    const i = this.externals.indexOf(external);
+    if (i >= 0) this.externals.splice(i, 1);
+    const dev = this.devices.get(external.deviceId);
+    if (dev?.externals) dev.externals = dev.externals.filter((e) => e !== external);
+  }
+
+  private wire(external: ExternalDraw): void {
+    const dev = this.devices.get(external.deviceId);
+    if (dev) (dev.externals ??= []).push(external);
   }
 
   private fleetOptions(): FleetOptions {
@@ -176,6 +199,7 @@ export class SimulatorState implements SimulatorControl {
   }
 
   reset(): void {
+    for (const e of this.externals) e.reset();
     this.loadFleet();
     this.faults.reset();
     this.clearLog();

@@ -110,7 +110,7 @@ export type Reason =
   | 'cheapest' | 'deadline' | 'cheapBelow' | 'tooExpensive' | 'noPrices' // a run target planned on price
   | 'maxOff' | 'override' | 'failSafe'
   | 'minOn' | 'minOff' | 'pending' | 'stale' | 'noData' | 'unknownState' | 'steady'
-  | 'enableDelay' | 'disableDelay' | 'minInterval'; // a modulating load's setpoint
+  | 'enableDelay' | 'disableDelay' | 'minInterval' | 'notDrawing'; // a modulating load's setpoint
 
 /** What happened to a previously sent change at this evaluation. */
 export type Outcome =

@@ -390,8 +390,19 @@ export function dayData(dev: SimDevice, day: number): DayData {
   return built;
 }
 
-/** The 10 slot energies of channel c in record r of a day: stepped values, or an exact seeded split. */
+/**
+ * The 10 slot energies of channel c in record r of a day: the site's own, plus (real energy) what device doubles
+ * wired to the channel drew (devices/): the grid channel sums its load channels, so it shows them too.
+ */
 export function slotsOfRecord(dev: SimDevice, d: DayData, c: number, r: number, field: 'real' | 'reactive'): number[] {
+  const out = siteSlotsOfRecord(dev, d, c, r, field);
+  const externals = field === 'real' && dev.roles[c].kind !== 'grid' ? dev.externals?.filter((e) => e.channel === c) : undefined;
+  if (!externals?.length) return out;
+  const start = d.day * DAY + r * RECORD;
+  return out.map((v, s) => v + externals.reduce((sum, e) => sum + Math.round(e.slotJoules(start + s * SLOT)), 0));
+}
+
+function siteSlotsOfRecord(dev: SimDevice, d: DayData, c: number, r: number, field: 'real' | 'reactive'): number[] {
   const role = dev.roles[c];
   if (role.kind === 'grid') {
     const out = new Array<number>(SLOTS_PER_RECORD).fill(0);
