@@ -174,14 +174,24 @@ describe('energy-forecast (Node-RED, simulator clock)', function () {
     assert.equal(again.out[0].gaps, 1);
   });
 
-  it('restart: the last good forecast is kept in the user directory and sent at once, marked, while the source fails', async function () {
+  it('restart: the last good forecast is kept in the user directory: sent at once, as the current one within the polling interval, else marked while the source fails', async function () {
     const first = await deployed();
     await until(() => first.out.length === 1);
     const file = path.join(userDir, 'energy-forecast', 'fc.json');
     await until(() => fs.existsSync(file) && JSON.parse(fs.readFileSync(file, 'utf8')).lastGood);
     await helper.unload();
-    sim.control.setForecastLimits({ forecastSolarPerHour: 0 });
+    // Within the polling interval (60 min) a redeploy sends the kept forecast as the current one and asks nothing.
     sim.control.setClock({ advance: 1800 });
+    const redeployed = await deployed();
+    await until(() => redeployed.out.length === 1);
+    assert.equal(redeployed.out[0].forecastSource, 'live');
+    assert.deepEqual(redeployed.out[0].forecast, first.out[0].forecast);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    assert.equal(requests('/forecast-solar/').length, 1, 'no request at the redeploy');
+    await helper.unload();
+    // Older than the interval, with the source refusing: sent at once marked last good, then the poll's 429.
+    sim.control.setForecastLimits({ forecastSolarPerHour: 0 });
+    sim.control.setClock({ advance: 1900 });
     const second = await deployed();
     await until(() => second.out.length === 2 && second.caught.length === 1);
     assert.equal(second.out[0].forecastSource, 'last good');

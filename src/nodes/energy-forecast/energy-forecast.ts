@@ -158,12 +158,20 @@ export = function (RED: NodeAPI): void {
       send(out as NodeMessageInFlow);
     });
 
-    // At deploy: the kept forecast at once (marked last good until the source answers), then the first poll.
+    // At deploy: the kept forecast at once. Fetched within the polling interval, it is the current one and the next
+    // poll waits for its turn (a redeploy costs no request: Solcast allows 10 a day); older, it is sent marked last good
+    // and the source is asked now.
     void ready.then(() => {
       if (rt.closed) return;
-      const kept = message('last good', undefined, undefined);
+      const issuedAt = session?.lastIssuedAt;
+      const current = issuedAt !== undefined && rt.now() - issuedAt * 1000 < s.intervalMin * 60_000;
+      const kept = message(current ? 'live' : 'last good', undefined, undefined);
       if (kept) node.send(kept);
       else rt.status({ fill: 'grey', shape: 'ring', text: words('waiting') });
+      if (current) {
+        lastFetchMs = (issuedAt as number) * 1000;
+        return schedule();
+      }
       timer = rt.setTimer(() => void poll().finally(() => { if (!rt.closed) schedule(); }), 200);
     });
   }
