@@ -49,7 +49,6 @@ export = function (RED: NodeAPI): void {
       if (!found) throw EnergyApiError.invalid('no MQTT broker: select an mqtt-broker config node (the one the mqtt in/out nodes use)');
       broker = found;
       rt.client();
-      if (settings.historyDays > 0 && !node.credentials?.haToken?.trim()) throw EnergyApiError.invalid(t('errors.noToken'));
     } catch (err) {
       // Bad input: a red status and an error, nothing published, every msg refused with the same error.
       status.refuse(err);
@@ -66,8 +65,11 @@ export = function (RED: NodeAPI): void {
     let fatal: unknown;
     const bridge: BridgeInfo = { keyHint: client.key, availabilityTopic: bridgeAvailabilityTopic(settings.baseTopic) };
     const budgetTopic = keyBudgetTopic(settings.baseTopic, client.key);
-    const history = settings.historyDays > 0 ? new HistoryRunner({
-      node, store, client: () => rt.client(), call: rt.call, now: rt.now, settings, token: node.credentials?.haToken ?? '', status,
+    const token = node.credentials?.haToken?.trim() ?? '';
+    // History set but no token yet (an example just imported): the import waits for one, and the status says so.
+    if (settings.historyDays > 0 && !token) status.historyShow('status.historyNoToken');
+    const history = settings.historyDays > 0 && token ? new HistoryRunner({
+      node, store, client: () => rt.client(), call: rt.call, now: rt.now, settings, token, status,
       devices: () => bridges.map((b) => b.history()), setTimer: (fn, ms) => rt.setTimer(fn, ms), closed: () => rt.closed,
     }) : undefined;
     const link = new BrokerLink(broker, node.id, {
@@ -153,7 +155,7 @@ export = function (RED: NodeAPI): void {
       await started;
       if (fatal) throw fatal;
       if (command === 'import history') {
-        if (!history) throw EnergyApiError.invalid('the history import is off: set History (days), the Home Assistant address and its access token');
+        if (!history) throw EnergyApiError.invalid(settings.historyDays > 0 ? 'the history import needs Home Assistant\'s access token: enter a long-lived access token (HA profile → Security) as HA token' : 'the history import is off: set History (days), the Home Assistant address and its access token');
         await Promise.all(bridges.map((b) => b.settled()));
         return void (await history.run(true));
       }
