@@ -176,10 +176,11 @@ describe(`energy-mqtt on a real Home Assistant`, function () {
       }, `HA to show ${target} pending`);
       assert.notEqual(pending.state, haState, 'HA does not show the new state before the device confirms');
       sim.control.reportNow(SOLAR_HOME);
+      // State and attributes are two MQTT messages: HA shows the state first, then nothing pending.
       const done = await until(async () => {
         const s = await ha.state(entityId);
-        return s?.state === haState ? s : undefined;
-      }, `HA to show ${haState} once confirmed`);
+        return s?.state === haState && s.attributes.pending === null ? s : undefined;
+      }, `HA to show ${haState} once confirmed, nothing pending`);
       assert.equal(done.attributes.pending, null, 'nothing pending once confirmed');
     }
   });
@@ -221,8 +222,11 @@ describe(`energy-mqtt on a real Home Assistant`, function () {
 
   /** POST /import of the history flow: { status, text } once the node's "import history" is done or failed. */
   async function importNow() {
-    const res = await fetch(new URL('import', nr.editorUrl), { method: 'POST' });
-    return { status: res.status, text: await res.text() };
+    // The flow's http endpoint is there once the deploy has started the new flow.
+    return until(async () => {
+      const res = await fetch(new URL('import', nr.editorUrl), { method: 'POST' });
+      return res.status === 404 ? undefined : { status: res.status, text: await res.text() };
+    }, 'POST /import of the deployed flow');
   }
   const nodeStatus = async () => (await (await fetch(new URL('status', nr.editorUrl))).json());
   const HISTORY_DAYS = 8;
@@ -323,9 +327,12 @@ describe(`energy-mqtt on a real Home Assistant`, function () {
     assert.match(res.text, /Home Assistant refused the access token …NGtok/);
     assert.ok(!res.text.includes(wrong.slice(0, 20)), 'the token is not in the error');
     const status = await until(async () => { const s = await nodeStatus(); return s?.fill === 'red' ? s : undefined; }, 'a red status');
-    assert.match(status.text, /history import failed: HA: auth invalid/);
+    assert.match(status.text, /history import failed: HA: auth invalid|Home Assistant refused the access token/);
     assert.ok(!JSON.stringify(status).includes(wrong.slice(0, 20)));
     assert.ok(!nr.logs.join('\n').includes(wrong.slice(0, 20)), 'nor in Node-RED\'s log');
+    // The MQTT side goes on: the devices are back online in HA (the node is connected again after the deploy).
+    const ids = (await solarHomeEnergy()).map((x) => x.entityId);
+    await until(async () => (await Promise.all(ids.map((id) => ha.state(id)))).every((x) => x && x.state !== 'unavailable'), 'the entities available again');
   });
 
   it('a node removed from the flow removes its devices from HA', async function () {
