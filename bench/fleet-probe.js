@@ -3,10 +3,27 @@
 // clock (real time plus an offset the bench moves), that process's event loop, heap and CPU, and what the flow's
 // record functions hand it (global context `fleetProbe`). The bench asks for figures over IPC; the probe keeps
 // only counters and one number per output, so it does not grow the heap it measures.
-const { monitorEventLoopDelay } = require('node:perf_hooks');
+const { monitorEventLoopDelay, PerformanceObserver, performance } = require('node:perf_hooks');
 const v8 = require('node:v8');
 
 const MS = 1e6;
+
+const fs = require('node:fs');
+
+const SCHEDSTAT = `/proc/self/task/${process.pid}/schedstat`;
+const HAS_SCHEDSTAT = (() => { try { fs.readFileSync(SCHEDSTAT); return true; } catch { return false; } })();
+
+/**
+ * The event loop's thread: ms it ran and ms it was ready to run but waited for a CPU (Linux's schedstat), and the
+ * whole process's CPU ms. Without schedstat every wait counts as the loop's own.
+ */
+function threadTimes() {
+  const c = process.cpuUsage();
+  const processCpuMs = (c.user + c.system) / 1000;
+  if (!HAS_SCHEDSTAT) return { mainCpuMs: processCpuMs, mainWaitMs: 0, processCpuMs };
+  const [run, wait] = fs.readFileSync(SCHEDSTAT, 'utf8').split(' ').map(Number);
+  return { mainCpuMs: run / 1e6, mainWaitMs: wait / 1e6, processCpuMs };
+}
 
 function createProbe() {
   let offsetMs = 0;
@@ -29,12 +46,26 @@ function createProbe() {
   const now = () => Date.now() + offsetMs;
   /** Turns of the event loop later than 50 ms, when they ended (to put a stall beside what the flow did then). */
   const stalls = [];
-  let tickAt = Date.now();
+  let tick = { at: Date.now(), ...threadTimes() };
   setInterval(() => {
-    const t = Date.now();
-    if (t - tickAt > 60 && stalls.length < 200) stalls.push({ at: t, ms: t - tickAt - 10, phase });
-    tickAt = t;
+    const now = { at: Date.now(), ...threadTimes() };
+    const ms = now.at - tick.at - 10;
+    if (ms > 50 && stalls.length < 200) {
+      // While the loop stood, how long its thread ran, and how long it was ready but waited for the CPU; of that
+      // wait, the part this process's other threads (the collector's, libuv's) ran is its own, the rest the host's.
+      const ranMs = now.mainCpuMs - tick.mainCpuMs;
+      const waitedMs = now.mainWaitMs - tick.mainWaitMs;
+      const othersMs = Math.max(0, now.processCpuMs - tick.processCpuMs - ranMs);
+      const hostMs = Math.max(0, Math.min(ms, waitedMs - othersMs));
+      stalls.push({ at: now.at, ms, ranMs: Math.round(ranMs), waitedMs: Math.round(waitedMs), othersMs: Math.round(othersMs), ownMs: Math.round(ms - hostMs), phase });
+    }
+    tick = now;
   }, 10).unref();
+  /** Collections that paused the main thread 20 ms or more, when they ended: a stall beside one is the collector's. */
+  const pauses = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (e.duration >= 20 && pauses.length < 200) pauses.push({ at: Math.round(performance.timeOrigin + e.startTime + e.duration), ms: Math.round(e.duration), kind: e.detail?.kind, phase });
+  }).observe({ entryTypes: ['gc'] });
   const bump = (name, by = 1) => { counts[`${phase}:${name}`] = (counts[`${phase}:${name}`] ?? 0) + by; };
 
   function take(kind, msg) {
@@ -141,6 +172,7 @@ function createProbe() {
     snapshot({ dir }) { return { file: v8.writeHeapSnapshot(require('node:path').join(dir, `fleet-${Date.now()}.heapsnapshot`)) }; },
     switches() { return switches; },
     stalls() { return stalls; },
+    pauses() { return pauses; },
   };
 
   process.on('message', (message) => {

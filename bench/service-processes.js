@@ -15,6 +15,15 @@ function pinned(cpus, command, args) {
   if (cpus === undefined || !TASKSET) return { command, args };
   return { command: TASKSET, args: ['-c', cpus, command, ...args] };
 }
+/**
+ * One thread (a process's main thread: its pid) pinned to `cpus`, its other threads left free: the event loop being
+ * measured gets a CPU of its own, while V8's collector threads run beside it as they would on a machine with more
+ * cores instead of taking turns with the loop they serve.
+ */
+function pinThread(tid, cpus) {
+  if (!TASKSET) return false;
+  return require('node:child_process').spawnSync(TASKSET, ['-p', '-c', cpus, String(tid)], { stdio: 'ignore' }).status === 0;
+}
 const installed = (...files) => files.find((f) => require('node:fs').existsSync(f));
 const TASKSET = installed('/usr/bin/taskset', '/bin/taskset');
 const CHRT = installed('/usr/bin/chrt', '/bin/chrt');
@@ -91,4 +100,4 @@ function maxPerSecond(log) {
 
 const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
 
-module.exports = { startChild, startSim, startGateway, control, maxPerSecond, loadAverage, pinned };
+module.exports = { startChild, startSim, startGateway, control, maxPerSecond, loadAverage, pinned, pinThread };

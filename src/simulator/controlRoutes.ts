@@ -58,6 +58,20 @@ export function handleControl(state: SimulatorState, method: string, path: strin
       state.setAmberLimits({ limit: num(body, 'limit'), windowS: num(body, 'windowS') });
       return done;
     }
+    if (route === 'GET /__sim/forecast-sites') return { status: 200, body: state.listForecastSites() };
+    if (route === 'POST /__sim/forecast-limits') {
+      const body = jsonObject(rawBody);
+      state.setForecastLimits({
+        forecastSolarPerHour: num(body, 'forecastSolarPerHour'), solcastPerDay: num(body, 'solcastPerDay'),
+        openMeteoPerMinute: num(body, 'openMeteoPerMinute'), openMeteoPerDay: num(body, 'openMeteoPerDay'),
+      });
+      return done;
+    }
+    if (route === 'POST /__sim/forecast-faults') {
+      const body = jsonObject(rawBody);
+      state.setForecastFaults({ gapFrom: num(body, 'gapFrom'), gapTo: num(body, 'gapTo'), nullFrom: num(body, 'nullFrom'), nullTo: num(body, 'nullTo') });
+      return done;
+    }
     if (route === 'POST /__sim/outage') {
       const body = jsonObject(rawBody);
       if (typeof body.deviceId !== 'string') throw new Error('deviceId must be a string');

@@ -178,7 +178,7 @@ export function createFleet(fleet: FleetOptions): SimDevice[] {
       cellular: cellularRadio('4G', 2, -9, -85, -61),
       channels: [
         ['Grid', C.grid, GRID],
-        ['Solar', C.solar, { kind: 'solar', kwp: 6.6 }],
+        ['Solar', C.solar, { kind: 'solar', kwp: 6.6, declaredKwp: 8.25 }],
         ['Hot water', C.hotWater, { kind: 'hotwater', watts: 3600, switchIndex: 0 }],
         ['Pool pump', C.poolPump, { kind: 'pool', watts: 1100, switchIndex: 1 }],
         ['EV charger', C.electricVehicle, { kind: 'ev', watts: 7200, switchIndex: 2 }],

@@ -3,12 +3,19 @@ import type { AddressInfo } from 'node:net';
 import { SIM_DEVICES, SIM_KEYS } from './fleet.js';
 import { BASE_PATH, createSimServer } from './server.js';
 import { AMBER_BASE_PATH } from './prices/amberApi.js';
+import { FORECAST_SOLAR_BASE_PATH, OPEN_METEO_BASE_PATH, SOLCAST_BASE_PATH } from './forecast/providers.js';
 import { SimulatorState, type StateOptions } from './state.js';
 import type { SimulatorControl } from './types.js';
 
 export { SIM_DEVICES, SIM_KEYS } from './fleet.js';
+export { startGoeCharger, startShellyRelay, visitAt, visitOf, carLimitW, GoeCharger, ShellyRelay, type RunningDouble, type Visit } from './devices/index.js';
 export { SIM_AMBER_KEY, amberSiteId } from './prices/sites.js';
 export { AMBER_BASE_PATH } from './prices/amberApi.js';
+export {
+  forecastFor, actualSolar, declaredKwp, siteLocation, simulatedForecast, simulatedSolar, simulatedDeclaredKwp,
+  type ForecastOptions, type ForecastPeriod,
+} from './forecast/index.js';
+export { FORECAST_SOLAR_BASE_PATH, OPEN_METEO_BASE_PATH, SOLCAST_BASE_PATH, SIM_SOLCAST_KEY } from './forecast/providers.js';
 export type {
   ClockSettings, FaultSettings, HeaderStyle, LimitSettings, LoggedRequest, LongWindow, OutageWindow, SimulatorControl,
 } from './types.js';
@@ -28,6 +35,10 @@ export interface Simulator {
   baseUrl: string;
   /** url + '/amber/v1': the Amber-compatible price API's base address (key: SIM_AMBER_KEY). */
   amberUrl: string;
+  /** Forecast providers' base addresses on the simulator (docs/forecast.md): Forecast.Solar, Solcast (key SIM_SOLCAST_KEY), Open-Meteo. */
+  forecastSolarUrl: string;
+  solcastUrl: string;
+  openMeteoUrl: string;
   port: number;
   keys: typeof SIM_KEYS;
   control: SimulatorControl;
@@ -51,6 +62,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     url,
     baseUrl: `${url}${BASE_PATH}`,
     amberUrl: `${url}${AMBER_BASE_PATH}`,
+    forecastSolarUrl: `${url}${FORECAST_SOLAR_BASE_PATH}`,
+    solcastUrl: `${url}${SOLCAST_BASE_PATH}`,
+    openMeteoUrl: `${url}${OPEN_METEO_BASE_PATH}`,
     port,
     keys: SIM_KEYS,
     control: state,

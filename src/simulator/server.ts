@@ -9,6 +9,7 @@ import type { SimulatorState } from './state.js';
 import type { LoggedRequest } from './types.js';
 import { AMBER_BASE_PATH, handleAmber } from './prices/amberApi.js';
 import { SIM_AMBER_KEY } from './prices/sites.js';
+import { FORECAST_SOLAR_BASE_PATH, OPEN_METEO_BASE_PATH, SOLCAST_BASE_PATH, forecastSolar, openMeteo, solcast, type ForecastContext, type ProviderReply } from './forecast/providers.js';
 
 export const BASE_PATH = '/v3';
 
@@ -118,6 +119,8 @@ async function serve(state: SimulatorState, req: IncomingMessage, res: ServerRes
     if (!limit.ok) return respond({ status: 429, body: { message: 'Too many requests' } }, limit.headers);
     return respond(handleAmber(state.amberSites, method, url.pathname.slice(AMBER_BASE_PATH.length), params, state.clock.now()), limit.headers);
   }
+  const forecast = forecastRoute(state, req, method, url.pathname, params, key);
+  if (forecast) return respond(forecast.reply, forecast.headers);
   if (!url.pathname.startsWith(`${BASE_PATH}/`)) return respond(errorReply(notFound()));
 
   const fault = state.faults.next();
@@ -173,4 +176,19 @@ async function serve(state: SimulatorState, req: IncomingMessage, res: ServerRes
     reply = errorReply(err);
   }
   return respond(reply, limit.headers);
+}
+
+/** The forecast providers' endpoints (their own keys and limits, no faults of the energy API), else undefined. */
+function forecastRoute(state: SimulatorState, req: IncomingMessage, method: string, path: string, params: ReturnType<typeof parseQuery>, key: string | undefined): ProviderReply | undefined {
+  const ctx = (): ForecastContext => ({
+    sites: state.forecastSites, limits: state.forecastLimits, faults: state.forecastFaults, now: state.clock.now(), client: req.socket.remoteAddress ?? '',
+  });
+  const under = (base: string): string | undefined => (path.startsWith(`${base}/`) ? path.slice(base.length) : undefined);
+  const fs = under(FORECAST_SOLAR_BASE_PATH);
+  if (fs !== undefined) return forecastSolar(ctx(), method, fs, params);
+  const sc = under(SOLCAST_BASE_PATH);
+  if (sc !== undefined) return solcast(ctx(), method, sc, params, key);
+  const om = under(OPEN_METEO_BASE_PATH);
+  if (om !== undefined) return openMeteo(ctx(), method, om, params);
+  return undefined;
 }

@@ -1,5 +1,8 @@
 /** Everything the simulator holds, and the control operations on it. */
 import { SimClock } from './clock.js';
+import { ForecastLimits, type ForecastLimitSettings } from './forecast/limits.js';
+import type { ForecastFaults } from './forecast/providers.js';
+import { createForecastSites, describeSites, type ForecastSite } from './forecast/sites.js';
 import { FaultInjector } from './faults.js';
 import { createExtraSites } from './extraSites.js';
 import { createFleet, keyGrants, type FleetOptions, type KeyGrant } from './fleet.js';
@@ -9,7 +12,7 @@ import { createAmberSites, type AmberSite } from './prices/sites.js';
 import { readStateFile, restore, snapshot, writeStateFile, type SavedState } from './persistence.js';
 import { reportNow, settle } from './reporting.js';
 import type {
-  ClockSettings, FaultSettings, HeaderStyle, LimitSettings, LoggedRequest, LongWindow, OutageWindow, SimDevice, SimulatorControl,
+  ClockSettings, ExternalDraw, FaultSettings, HeaderStyle, LimitSettings, LoggedRequest, LongWindow, OutageWindow, SimDevice, SimulatorControl,
 } from './types.js';
 
 export interface StateOptions {
@@ -65,8 +68,14 @@ export class SimulatorState implements SimulatorControl {
   /** The Amber-compatible price endpoint's sites and its own rate limit. */
   readonly amberSites: ReadonlyMap<string, AmberSite>;
   readonly amberLimiter = new AmberLimiter();
+  /** The forecast providers' sites, limits and test faults (docs/forecast.md). */
+  forecastSites: ForecastSite[] = [];
+  readonly forecastLimits = new ForecastLimits();
+  forecastFaults: ForecastFaults = {};
 
   private lastSaved = '';
+  /** Device doubles wired to channels of the sites (kept across a reset, which rebuilds the devices). */
+  private readonly externals: ExternalDraw[] = [];
 
   constructor(private readonly options: StateOptions) {
     this.clock = new SimClock(options.now);
@@ -87,6 +96,28 @@ export class SimulatorState implements SimulatorControl {
   private loadFleet(): void {
     const fleet = createFleet(this.fleetOptions()).concat(this.extraSites());
     this.devices = new Map(fleet.map((d) => [d.id, d]));
+    this.forecastSites = createForecastSites(this.devices.values());
+    for (const e of this.externals ?? []) this.wire(e);
+  }
+
+  /** Wires a device double to a channel of its site: its draw shows in that channel and the grid's. */
+  attachExternal(external: ExternalDraw): void {
+    const dev = this.deviceOrThrow(external.deviceId);
+    if (external.channel < 0 || external.channel >= dev.channels.length) throw new Error(`${external.deviceId} has no channel ${external.channel + 1}`);
+    this.externals.push(external);
+    this.wire(external);
+  }
+
+  detachExternal(external: ExternalDraw): void {
+    const i = this.externals.indexOf(external);
+    if (i >= 0) this.externals.splice(i, 1);
+    const dev = this.devices.get(external.deviceId);
+    if (dev?.externals) dev.externals = dev.externals.filter((e) => e !== external);
+  }
+
+  private wire(external: ExternalDraw): void {
+    const dev = this.devices.get(external.deviceId);
+    if (dev) (dev.externals ??= []).push(external);
   }
 
   private fleetOptions(): FleetOptions {
@@ -168,6 +199,7 @@ export class SimulatorState implements SimulatorControl {
   }
 
   reset(): void {
+    for (const e of this.externals) e.reset();
     this.loadFleet();
     this.faults.reset();
     this.clearLog();
@@ -178,6 +210,8 @@ export class SimulatorState implements SimulatorControl {
     this.amberLimiter.clear();
     this.amberLimiter.limit = 50;
     this.amberLimiter.windowS = 300;
+    this.forecastLimits.reset();
+    this.forecastFaults = {};
     this.longWindow = this.options.longWindow ?? 'timestamp';
     this.clock.reset();
     this.persist();
@@ -187,6 +221,19 @@ export class SimulatorState implements SimulatorControl {
     if (settings.limit !== undefined) this.amberLimiter.limit = settings.limit;
     if (settings.windowS !== undefined) this.amberLimiter.windowS = settings.windowS;
     this.amberLimiter.clear();
+  }
+
+  /** The sites the forecast endpoints answer for (coordinates, declared kWp, Solcast ids). */
+  listForecastSites(): ReturnType<typeof describeSites> {
+    return describeSites(this.forecastSites);
+  }
+
+  setForecastLimits(settings: ForecastLimitSettings): void {
+    this.forecastLimits.configure(settings);
+  }
+
+  setForecastFaults(faults: ForecastFaults): void {
+    this.forecastFaults = { ...faults };
   }
 
   setLimits(settings: LimitSettings): void {

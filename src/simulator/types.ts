@@ -76,6 +76,14 @@ export interface SimulatorControl {
   setLimits(settings: LimitSettings): void;
   /** The price endpoint's rate limit: `limit` requests per `windowS` (default 50 per 300 s); clears its windows. */
   setAmberLimits(settings: { limit?: number; windowS?: number }): void;
+  /** The forecast providers' limits (default Forecast.Solar 12/h, Solcast 10/UTC day, Open-Meteo 600/min and 10000/day); clears their counts. */
+  setForecastLimits(settings: { forecastSolarPerHour?: number; solcastPerDay?: number; openMeteoPerMinute?: number; openMeteoPerDay?: number }): void;
+  /** Forecast periods starting in [gapFrom, gapTo) left out, in [nullFrom, nullTo) given as null (unix s). */
+  setForecastFaults(faults: { gapFrom?: number; gapTo?: number; nullFrom?: number; nullTo?: number }): void;
+  listForecastSites(): Array<{ deviceId: string; label: string; timezone: string; latitude: number; longitude: number; declination: number; azimuth: number; kwp: number; solcastSiteId: string }>;
+  /** Wires a device double to a channel of a site (devices/); detach when the double stops. */
+  attachExternal(external: ExternalDraw): void;
+  detachExternal(external: ExternalDraw): void;
 }
 
 /** A change waiting for the device to pick it up at one of its reports. */
@@ -186,4 +194,17 @@ export interface SimDevice {
   manualReportAt: number | null;
   /** Writes accepted while uninitialised, replayed when it first connects (never, in the sim). */
   initialQueue: Array<{ requestedAt: number; body: unknown }>;
+  /** Loads a device double (devices/) draws through a channel of this site, on top of the site's own. */
+  externals?: ExternalDraw[];
+}
+
+/** A device double wired to a channel of a site: what it drew in each 30-second slot. */
+export interface ExternalDraw {
+  deviceId: string;
+  /** 0-based channel index. */
+  channel: number;
+  /** Joules drawn in the slot [slotStart, slotStart + 30). */
+  slotJoules(slotStart: number): number;
+  /** The simulator was reset: back to the state it started in. */
+  reset(): void;
 }

@@ -85,7 +85,7 @@ describe('e2e: editor polish', function () {
     await page.evaluate((nodeId) => RED.editor.edit(RED.nodes.node(nodeId)), id);
     await page.waitForSelector('#node-input-name', { state: 'visible' });
     assert.deepStrictEqual(await page.evaluate(() => ({ runFor: $('#node-input-runFor').val(), minBlock: $('#node-input-minBlock').val(), actuator: $('#node-input-actuator').val(), switchShown: $('#node-input-switchId').closest('.form-row').is(':visible'), flowShown: $('#node-input-commandForm').closest('.form-row').is(':visible'), configVersion: $('#node-input-configVersion').val() })),
-      { runFor: '0', minBlock: '1800', actuator: 'device', switchShown: true, flowShown: false, configVersion: '3' });
+      { runFor: '0', minBlock: '1800', actuator: 'device', switchShown: true, flowShown: false, configVersion: '4' });
     await closeDialog();
     await page.evaluate((nodeId) => { RED.nodes.remove(nodeId); RED.view.redraw(true); }, id);
   });
@@ -99,6 +99,12 @@ describe('e2e: editor polish', function () {
     assert.match(await page.evaluate(() => $('#energy-load-control-cost').text()), /\b720\b/, 'one energy read per 2 min, no switch reads');
     await page.selectOption('#node-input-confirmBy', 'time');
     assert.strictEqual((await shown()).confirmAfter, true);
+    // A modulating load: its setpoint's fields appear with control power (durations with their units).
+    const powerShown = () => page.evaluate(() => ['minCurrent', 'minPower', 'step', 'enableDelay', 'minInterval'].map((f) => $(`#node-input-${f}`).closest('.form-row').is(':visible')));
+    assert.deepStrictEqual(await powerShown(), [false, false, false, false, false]);
+    await page.selectOption('#node-input-control', 'power');
+    assert.deepStrictEqual(await powerShown(), [true, true, true, true, true]);
+    await page.selectOption('#node-input-control', 'onoff');
     await page.evaluate(() => $('#node-input-switchId').val('').trigger('change'));
     await h.screenshot(page, 'polish-load-control-flow.png');
     await page.click('#node-dialog-ok');

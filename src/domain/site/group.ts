@@ -4,6 +4,8 @@ import { SurplusForecast, type HistoryEntry } from '../planning/forecast.js';
 import type { PlanReason } from '../planning/planner.js';
 import { planTarget, type PlanNow } from '../planning/target.js';
 import { decide, holdLeft, type LoadView } from './rules.js';
+import { evaluateModulating } from './modulating-member.js';
+import { setpointWatts, type PowerSettings } from './modulation.js';
 import { averagePower, inWindow, newestTimestamp, runningPower } from './signal.js';
 import type { Evaluation, LoadMemory, LoadSettings, LoadState, ShortEntry, SwitchReading, TargetSettings, TargetState } from './types.js';
 
@@ -45,6 +47,7 @@ export interface SiteReading {
 
 /** Learnt from loadChannel while the load ran, else the rated power. */
 export function expectedPower(settings: LoadSettings, memory: LoadMemory): number {
+  if (settings.power) return setpointWatts(settings.power, memory);
   return memory.learntPower ?? settings.loadPower;
 }
 
@@ -77,6 +80,19 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
     const ownDraw = draws[observed.indexOf(member)];
     const measured = averagePower(entries, settings.channels);
     const groupDraw = realDraw(observed.map((o) => o.input.settings), draws, settings.mode);
+    if (settings.power) {
+      // A modulating load takes what the loads before it leave, and holds what it takes from the ones after it.
+      const mode = settings.mode === 'peak' ? 'peak' : 'surplus';
+      const signal = measured === null ? null : mode === 'surplus' ? -measured + groupDraw - held.surplus : measured - groupDraw + held.peak;
+      const pricing = member.input.pricing;
+      const modulating = evaluateModulating({
+        settings: settings as LoadSettings & { power: PowerSettings }, memory, outcomes: member.outcomes, signal, stale, draw: ownDraw, now,
+        planning: settings.energyTarget && pricing ? { pricing, entries: site.entries, expectedSurplusW: surplusForecast(forecasts, site, settings, loadChannels, pricing.zone, planned) } : undefined,
+      });
+      held[mode] += modulating.holdsW;
+      results.set(member.input.id, modulating.evaluation);
+      continue;
+    }
     const power = expectedPower(settings, memory);
     let signal: number | null = measured;
     if (measured !== null && settings.mode === 'surplus') signal = -measured + groupDraw - held.surplus;
@@ -148,6 +164,14 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
     results.set(member.input.id, evaluation);
   }
   return results;
+}
+
+/** Expected surplus for a modulating load's energy target (W): the last day's, less what plans before it take. */
+function surplusForecast(forecasts: Map<string, SurplusForecast>, site: SiteReading, settings: LoadSettings, loadChannels: number[], zone: string, planned: readonly PlannedDraw[]): (from: number, to: number) => number {
+  const key = `${settings.channels.join(',')}|${loadChannels.join(',')}|${zone}`;
+  let forecast = forecasts.get(key);
+  if (!forecast && site.history) forecasts.set(key, (forecast = new SurplusForecast(site.history, settings.channels, loadChannels, zone)));
+  return (from, to) => Math.max(0, (forecast?.average(from, to) ?? 0) - plannedDraw(planned, from, to));
 }
 
 /** Stale: the newest entry ever read (or, with none yet, the start) is older than staleAfter, whether reads fail or the device went quiet. */

@@ -3,6 +3,8 @@ import type { TargetPeriod } from '../planning/period.js';
 import type { PlanReason, UnitPlan } from '../planning/planner.js';
 import type { RunCount } from '../planning/runtime.js';
 import type { Unit } from '../planning/units.js';
+import type { ModulationMemory, PowerSettings } from './modulation.js';
+import type { EnergyCount, EnergyPlan, EnergyTargetSettings } from '../planning/energy-target.js';
 
 export type Mode = 'threshold' | 'surplus' | 'peak' | 'price';
 export type LoadState = 'on' | 'off';
@@ -36,6 +38,10 @@ export interface LoadSettings {
   actuator?: 'device' | 'flow';
   /** A daily run target planned on price (and sun in surplus mode); absent = the mode's rule alone, as before targets. */
   target?: TargetSettings;
+  /** A modulating load (control power): a setpoint instead of on/off; absent = on/off, as before. */
+  power?: PowerSettings;
+  /** A modulating load's energy target ("20 kWh by 07:00"), planned on sun and price. */
+  energyTarget?: EnergyTargetSettings;
 }
 
 /** `runFor` by `by`, planned in blocks of at least `minBlock`, within `maxPrice`, always at `cheapBelow`. */
@@ -65,7 +71,9 @@ export interface Override {
 }
 
 /** What a load remembers between evaluations; persisted in the node's context. */
-export interface LoadMemory {
+export interface LoadMemory extends ModulationMemory {
+  /** A modulating load's energy taken toward its energy target in the current period. */
+  energy?: EnergyCount;
   state?: LoadState;
   /** Node-clock ms of the last change (the PATCH, or when a change made elsewhere was noticed). */
   since?: number;
@@ -101,7 +109,8 @@ export type Reason =
   | 'belowLimit' | 'overLimit' // peak
   | 'cheapest' | 'deadline' | 'cheapBelow' | 'tooExpensive' | 'noPrices' // a run target planned on price
   | 'maxOff' | 'override' | 'failSafe'
-  | 'minOn' | 'minOff' | 'pending' | 'stale' | 'noData' | 'unknownState' | 'steady';
+  | 'minOn' | 'minOff' | 'pending' | 'stale' | 'noData' | 'unknownState' | 'steady'
+  | 'enableDelay' | 'disableDelay' | 'minInterval' | 'notDrawing'; // a modulating load's setpoint
 
 /** What happened to a previously sent change at this evaluation. */
 export type Outcome =
@@ -132,6 +141,20 @@ export interface Evaluation {
   memory: LoadMemory;
   /** The run target's plan, when the load has one. */
   target?: TargetState;
+  /** A modulating load's setpoint after this evaluation. */
+  setpoint?: SetpointState;
+  /** A modulating load's energy target and its plan. */
+  energy?: EnergyPlan;
+}
+
+/** A modulating load's setpoint at one evaluation. */
+export interface SetpointState {
+  /** In `unit`; 0 = off. */
+  value: number;
+  unit: 'A' | 'W';
+  watts: number;
+  /** A new setpoint to send now. */
+  changed: boolean;
 }
 
 /** A load's run target at one evaluation: the period, what ran, and the plan for the rest of it. */

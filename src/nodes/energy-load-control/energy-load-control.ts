@@ -13,6 +13,7 @@ import { persistentStore } from '../shared/context-store.js';
 import { forgetMemory, loadMemory, saveMemory } from './persist.js';
 import { evaluationMsg, outcomeMsg, statusOf, type LoadIds, type StatusWords } from './report.js';
 import { PlanOutput } from './plan-report.js';
+import { setpointFields, setpointMsg, setpointStatus } from './setpoint.js';
 import { LoadPricing } from './pricing.js';
 import { switchLoad, type SwitchContext } from './switching.js';
 import { parseDef, resolveSettings, type LoadControlDef, type ParsedDef } from './settings.js';
@@ -50,7 +51,8 @@ export = function (RED: NodeAPI): void {
     const ids: LoadIds = { topic: def.name || parsed.switchId || parsed.deviceId, deviceId: parsed.deviceId, switchDeviceId: parsed.switchDeviceId, switchId: parsed.switchId, mode: parsed.settings.mode };
     let memory: LoadMemory = {};
     const target = parsed.settings.target;
-    const pricing = target ? new LoadPricing(RED, node, store, parsed.tariffId) : undefined;
+    const energyTarget = parsed.settings.energyTarget;
+    const pricing = target || energyTarget ? new LoadPricing(RED, node, store, parsed.tariffId) : undefined;
     const ready = Promise.all([loadMemory(node, store).then((m) => { memory = { ...m, ...memory }; }), pricing?.ready]);
     const planOutput = new PlanOutput();
     let settings: LoadSettings | undefined;
@@ -90,13 +92,14 @@ export = function (RED: NodeAPI): void {
       windowS: parsed.settings.windowS,
       needsSwitchRead: () => !actuator && (memory.state === undefined || memory.pending !== undefined),
       pendingSince: () => memory.pending?.at,
-      needsHistory: () => target !== undefined && parsed.settings.mode === 'surplus',
+      needsHistory: () => (target !== undefined || energyTarget !== undefined) && parsed.settings.mode === 'surplus',
       input(measuring, switchDevice, site) {
         try {
           settings ??= measuring ? resolveSettings(parsed, measuring) : undefined;
           if (!settings) return undefined;
           let reading: SwitchReading | undefined;
-          if (actuator) reading = actuator.reading({ memory, settings, entries: site.entries, now: clock() });
+          // A modulating load's setpoint is taken as sent; its draw on loadChannel says what it really takes.
+          if (actuator && !parsed.settings.power) reading = actuator.reading({ memory, settings, entries: site.entries, now: clock() });
           else if (switchDevice) reading = relayReading(switchDevice, parsed.switchId);
           const problemWithTariff = pricing?.tariffProblem();
           if (problemWithTariff) problem(new ConfigError(problemWithTariff));
@@ -124,14 +127,17 @@ export = function (RED: NodeAPI): void {
         }
         if (memory.state !== undefined) unconfirmed = undefined;
         const patched = evaluation.switchTo ? await switchLoad(switching, evaluation, device, settings) : undefined;
-        send([null, evaluationMsg(ids, evaluation, memory)]);
+        // A flow's output 1 drives what it is wired to: a dry run sends nothing there.
+        if (evaluation.setpoint?.changed && !settings.dryRun) send([setpointMsg(ids, evaluation), null]);
+        send([null, { ...evaluationMsg(ids, evaluation, memory), ...setpointFields(evaluation) }]);
         const plan = planOutput.next(ids, evaluation, pricing?.currency);
         if (plan) send([null, null, plan]);
         // A read or the PATCH failed in this cycle: its red status stays until an evaluation goes through.
         if (problemAt !== undefined && problemAt >= evaluation.at) return patched;
         lastProblem = undefined;
         let status = statusOf(evaluation, memory, settings, words);
-        if (actuator && parsed.flow) {
+        if (evaluation.setpoint) status = setpointStatus(status, evaluation);
+        else if (actuator && parsed.flow) {
           const how = words(`confirmBy_${parsed.flow.confirmBy}`);
           status = unconfirmed ? { fill: 'red', shape: 'ring', text: `${status.text} · ${words('unconfirmedShort', { state: unconfirmed })}` } : { ...status, text: `${status.text} · ${how}` };
         }
@@ -170,6 +176,7 @@ export = function (RED: NodeAPI): void {
 
     /** The load's state as its actuator reports it: confirms a command, or is adopted as a change made there. */
     async function feedback(value: unknown): Promise<void> {
+      if (parsed.settings.power) throw EnergyApiError.invalid('msg.topic "state" is for a load switched on and off: a modulating load (control power) is followed by its draw on loadChannel');
       if (!actuator || parsed.flow?.confirmBy !== 'feedback') {
         throw EnergyApiError.invalid(actuator ? `msg.topic "state" is read with confirmBy feedback; this node confirms by ${parsed.flow?.confirmBy}` : 'msg.topic "state" is for a load switched by the flow (actuator flow): this node reads its relay from the device');
       }

@@ -5,6 +5,7 @@ import { fillMissing, numbersFromText, steps, type Migration } from '../shared/m
  * Version 1: the first release's shape, with what an early flow may lack filled in with its defaults and numbers saved as numbers.
  * Version 2: the run target's properties (runFor 0: no target).
  * Version 3: the actuator (a saved node drives the device's relay, as before).
+ * Version 4: modulating loads (a saved node switches its load on and off, as before).
  */
 export const migrations: readonly Migration[] = [
   {
@@ -28,6 +29,14 @@ export const migrations: readonly Migration[] = [
     up: steps(
       fillMissing({ actuator: 'device', commandForm: 'onoff', confirmBy: 'feedback', confirmAfter: 30 }),
       numbersFromText(['confirmAfter']),
+    ),
+  },
+  // Version 4: modulating loads (control power, a setpoint on output 1); a saved node switches on and off.
+  {
+    version: 4,
+    up: steps(
+      fillMissing({ control: 'onoff', minCurrent: 6, maxCurrent: 16, phases: 1, voltage: 230, minPower: '', maxPower: '', step: '', enableDelay: 60, disableDelay: 180, gridAllowance: 0, minInterval: 60, energyTarget: 0 }),
+      numbersFromText(['minCurrent', 'maxCurrent', 'phases', 'voltage', 'enableDelay', 'disableDelay', 'gridAllowance', 'minInterval', 'energyTarget']),
     ),
   },
 ];

@@ -5,9 +5,10 @@ import { parseBy } from '../../domain/planning/period.js';
 import { channelIndex } from '../../domain/site/signal.js';
 import { COMMAND_FORMS, CONFIRM_BYS, type ActuatorKind, type CommandForm, type ConfirmBy } from '../../domain/site/actuator.js';
 import type { FailSafe, LoadSettings, Mode, TargetSettings } from '../../domain/site/types.js';
+import { parseEnergyTarget, parsePower, type PowerDef } from './power-settings.js';
 
 /** The node's properties as the editor saves them (numbers may arrive as text). */
-export interface LoadControlDef {
+export interface LoadControlDef extends PowerDef {
   deviceId?: string;
   switchDeviceId?: string;
   switchId?: string;
@@ -123,7 +124,9 @@ export function parseDef(def: LoadControlDef): ParsedDef {
   if (loadChannel && channelIndex(deviceId, loadChannel) === null) throw EnergyApiError.invalid(`loadChannel "${loadChannel.slice(0, 40)}" is not a channel of ${deviceId} (a number or ${deviceId}_C<n>)`);
   const channels = list(def.channels);
   for (const c of channels) if (channelIndex(deviceId, c) === null) throw EnergyApiError.invalid(`channel "${c.slice(0, 40)}" is not a channel of ${deviceId} (a number or ${deviceId}_C<n>)`);
-  const target = parseTarget(def, mode);
+  const power = parsePower(def, mode, actuator.actuator);
+  const energyTarget = parseEnergyTarget(def, power);
+  const target = power ? undefined : parseTarget(def, mode);
   return {
     deviceId, switchDeviceId: actuator.actuator === 'flow' ? deviceId : switchDeviceId, switchId, intervalS, channels, loadChannel, ...actuator,
     tariffId: def.tariff?.trim() || undefined,
@@ -140,6 +143,8 @@ export function parseDef(def: LoadControlDef): ParsedDef {
       dryRun: def.dryRun === true,
       timeoutS: SWITCH_TIMEOUT_S,
       ...(actuator.actuator === 'flow' ? { actuator: 'flow' as const } : {}),
+      ...(power ? { power } : {}),
+      ...(energyTarget ? { energyTarget } : {}),
     },
   };
 }

@@ -32,7 +32,7 @@ export interface DayData {
   slots: Array<Int32Array | undefined>;
 }
 
-interface SiteContext {
+export interface SiteContext {
   dev: SimDevice;
   site: number;
   loc: Location;
@@ -52,7 +52,8 @@ function offsetSeconds(zone: string | undefined, t: number): number {
   return z ? z.offset(t * 1000) * 60 : 0;
 }
 
-function context(dev: SimDevice, day: number): SiteContext {
+/** The site as seen on UTC day `day`: its place, its zone's offset that day, its weather cache. */
+export function context(dev: SimDevice, day: number): SiteContext {
   const offset = offsetSeconds(dev.timezone, day * DAY + DAY / 2);
   return { dev, site: dev.site, loc: locationOf(dev.timezone, offset / 60), offset, weather: new Map() };
 }
@@ -66,7 +67,7 @@ function weatherFor(ctx: SiteContext, localDay: number, t: number): DayWeather {
   return w;
 }
 
-function momentAt(ctx: SiteContext, t: number): Moment {
+export function momentAt(ctx: SiteContext, t: number): Moment {
   const local = t + ctx.offset;
   const localDay = Math.floor(local / DAY);
   const dow = (((localDay + 4) % 7) + 7) % 7;
@@ -389,8 +390,19 @@ export function dayData(dev: SimDevice, day: number): DayData {
   return built;
 }
 
-/** The 10 slot energies of channel c in record r of a day: stepped values, or an exact seeded split. */
+/**
+ * The 10 slot energies of channel c in record r of a day: the site's own, plus (real energy) what device doubles
+ * wired to the channel drew (devices/): the grid channel sums its load channels, so it shows them too.
+ */
 export function slotsOfRecord(dev: SimDevice, d: DayData, c: number, r: number, field: 'real' | 'reactive'): number[] {
+  const out = siteSlotsOfRecord(dev, d, c, r, field);
+  const externals = field === 'real' && dev.roles[c].kind !== 'grid' ? dev.externals?.filter((e) => e.channel === c) : undefined;
+  if (!externals?.length) return out;
+  const start = d.day * DAY + r * RECORD;
+  return out.map((v, s) => v + externals.reduce((sum, e) => sum + Math.round(e.slotJoules(start + s * SLOT)), 0));
+}
+
+function siteSlotsOfRecord(dev: SimDevice, d: DayData, c: number, r: number, field: 'real' | 'reactive'): number[] {
   const role = dev.roles[c];
   if (role.kind === 'grid') {
     const out = new Array<number>(SLOTS_PER_RECORD).fill(0);

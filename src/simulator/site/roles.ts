@@ -8,8 +8,11 @@ import { temperatureAt, type DayWeather } from './weather.js';
 export type ChannelRole =
   /** Import positive, export negative: the sum of the site's load channels minus its solar channels. */
   | { kind: 'grid' }
-  /** What the panels make (positive); with `switchIndex`, only while that switch is closed. */
-  | { kind: 'solar'; kwp: number; switchIndex?: number }
+  /**
+   * What the panels make (positive); with `switchIndex`, only while that switch is closed. `declaredKwp`: what the
+   * owner told the forecast providers, when it is not what the array gives (`kwp`).
+   */
+  | { kind: 'solar'; kwp: number; switchIndex?: number; declaredKwp?: number }
   /** A home's lighting and power: base load, fridge, cooking peaks, lights, air conditioning. */
   | { kind: 'house'; scale: number }
   | { kind: 'aircon'; kw: number; business: boolean }

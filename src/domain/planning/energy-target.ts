@@ -1,0 +1,144 @@
+import { targetPeriod, type TargetPeriod } from './period.js';
+import { buildUnits, type Unit } from './units.js';
+import type { PricePeriod } from '../pricing/types.js';
+
+/** "20 kWh in the car by 07:00": energy a modulating load must have taken by `by` in each period. */
+export interface EnergyTargetSettings {
+  /** Wh per period. */
+  wh: number;
+  /** Local minute of the day the target must be met by (1440 = end of the day). */
+  byMinute: number;
+  /** Never buy above (micro-units per kWh); surplus is always used. */
+  maxPriceMicros?: number;
+}
+
+/** The energy the load has taken in the current period, counted from its load channel (or its setpoints). */
+export interface EnergyCount {
+  /** End (unix s) of the period it counts for. */
+  periodEnd: number;
+  wh: number;
+  /** Unix s up to which it has counted. */
+  countedS: number;
+}
+
+/** A unit without a price is bought only when no priced unit is left, the latest first (prices may still come). */
+const UNPRICED = 1e12;
+/** The sun measured now fades into the forecast's over the next hour. */
+const NOWCAST_S = 3600;
+/** Surplus expected later counts for this share of itself: a forecast from yesterday's sun may not come. */
+const SURPLUS_TRUST = 0.8;
+/** Gaps longer than this (a restart, reads failing) are not counted at the setpoint's power. */
+const MAX_GAP_S = 600;
+
+/** One short-energy entry: Joules per channel over `duration` s, ending at `timestamp`. */
+interface Entry {
+  timestamp: number;
+  duration?: number;
+  eReal?: unknown;
+}
+
+/**
+ * Adds what the load took since the last count: the Joules of `loadChannel` in entries newer than it, or
+ * without a load channel the setpoint's power over the time since (at most MAX_GAP_S). A new period starts at 0.
+ */
+export function countEnergy(before: EnergyCount | undefined, period: TargetPeriod, entries: readonly Entry[], loadChannel: number | undefined, setpointW: number, nowS: number): EnergyCount {
+  const fresh = !before || before.periodEnd !== period.end;
+  const from = fresh ? Math.max(period.start, before?.countedS ?? nowS) : before.countedS;
+  let wh = fresh ? 0 : before.wh;
+  let countedS = from;
+  if (loadChannel !== undefined) {
+    for (const e of entries) {
+      const start = e.timestamp - (e.duration ?? 0);
+      if (e.timestamp <= from || e.timestamp > nowS || start < period.start - 1) continue;
+      const v = Array.isArray(e.eReal) ? (e.eReal as unknown[])[loadChannel] : null;
+      if (typeof v === 'number' && Number.isFinite(v)) wh += Math.max(0, v) / 3600;
+      countedS = Math.max(countedS, e.timestamp);
+    }
+  } else {
+    const dt = Math.min(MAX_GAP_S, Math.max(0, nowS - from));
+    wh += (setpointW * dt) / 3600;
+    countedS = nowS;
+  }
+  return { periodEnd: period.end, wh, countedS };
+}
+
+export interface EnergyPlanInput {
+  settings: EnergyTargetSettings;
+  count: EnergyCount | undefined;
+  now: number;
+  zone: string;
+  prices: readonly PricePeriod[];
+  tariff(from: number, to: number): PricePeriod[];
+  minW: number;
+  maxW: number;
+  /** Surplus left to this load now (W), or null when unknown. */
+  measuredSurplusW: number | null;
+  /** Expected surplus for this load over [from, to) (W), from the last day. */
+  expectedSurplusW(from: number, to: number): number;
+  entries: readonly Entry[];
+  loadChannel: number | undefined;
+  setpointW: number;
+}
+
+/** The energy target at one evaluation: what was taken, what the sun should give, what the grid must give and when. */
+export interface EnergyPlan {
+  period: TargetPeriod;
+  count: EnergyCount;
+  /** Wh still needed. */
+  needWh: number;
+  /** Wh the expected surplus gives before the deadline (at the load's power). */
+  surplusWh: number;
+  /** Wh planned from the grid, in the cheapest units. */
+  gridWh: number;
+  /** Wh the target stays short by even at full power in every unit it may buy. */
+  shortWh: number;
+  units: Unit[];
+  /** Per unit: planned at full power from the grid. */
+  gridOn: boolean[];
+  /** Power (W) the plan asks now beyond the surplus: maxW when the unit now is planned, else 0. */
+  gridNowW: number;
+  reason?: 'cheapest' | 'deadline';
+}
+
+/**
+ * Surplus first: the sun expected before the deadline (measured now, fading into yesterday's over an hour) counts
+ * at what the load can take of it. The rest comes from the grid in the cheapest units at the load's full power
+ * (within maxPrice); without prices, in the latest units, so a price list that comes later can still choose.
+ */
+export function planEnergy(input: EnergyPlanInput): EnergyPlan {
+  const nowS = Math.floor(input.now / 1000);
+  const period = targetPeriod(nowS, input.zone, input.settings.byMinute);
+  const count = countEnergy(input.count, period, input.entries, input.loadChannel, input.setpointW, nowS);
+  const needWh = Math.max(0, input.settings.wh - count.wh);
+  const units = buildUnits({
+    nowS, endS: period.end, prices: input.prices, tariff: input.tariff(nowS, period.end),
+    surplus: (from, to) => {
+      const expected = input.expectedSurplusW(from, to);
+      if (input.measuredSurplusW === null) return SURPLUS_TRUST * expected;
+      const weight = Math.max(0, 1 - (from - nowS) / NOWCAST_S);
+      return weight * Math.max(0, input.measuredSurplusW) + (1 - weight) * SURPLUS_TRUST * expected;
+    },
+  });
+  const solarW = (u: Unit): number => (u.surplusW >= input.minW ? Math.min(input.maxW, u.surplusW) : 0);
+  const surplusWh = units.reduce((sum, u) => sum + (solarW(u) * (u.end - u.start)) / 3600, 0);
+  const gridOn = units.map(() => false);
+  let rest = needWh - surplusWh;
+  let gridWh = 0;
+  const buyable = units
+    .map((u, i) => ({ u, i, price: u.importMicros ?? UNPRICED - u.start / 1e6 }))
+    .filter(({ u }) => u.importMicros === null || input.settings.maxPriceMicros === undefined || u.importMicros <= input.settings.maxPriceMicros)
+    .sort((a, b) => a.price - b.price || a.u.start - b.u.start);
+  for (const { u, i } of buyable) {
+    if (rest <= 0) break;
+    const wh = ((input.maxW - solarW(u)) * (u.end - u.start)) / 3600;
+    if (wh <= 0) continue;
+    gridOn[i] = true;
+    rest -= wh;
+    gridWh += wh;
+  }
+  const shortWh = Math.max(0, rest);
+  const allBought = buyable.every(({ i }) => gridOn[i]);
+  const plan: EnergyPlan = { period, count, needWh, surplusWh, gridWh, shortWh, units, gridOn, gridNowW: gridOn[0] ? input.maxW : 0 };
+  if (gridOn[0]) plan.reason = allBought || units[0].importMicros === null ? 'deadline' : 'cheapest';
+  return plan;
+}

@@ -1,0 +1,75 @@
+'use strict';
+// A modulating load's energy target, pure: the energy counted from the load channel (or the setpoints), a new
+// period starting at 0, the sun first, the cheapest units for the rest at full power, the latest without prices.
+const assert = require('node:assert/strict');
+const { countEnergy, planEnergy } = require('../../../dist/domain/planning/energy-target');
+
+const ZONE = 'Australia/Sydney';
+// 2026-02-09 18:00 in Sydney (UTC+11); by 07:00 the next morning.
+const NOW_S = Date.UTC(2026, 1, 9, 7, 0, 0) / 1000;
+const BY = 7 * 60;
+const DEADLINE = NOW_S + 13 * 3600;
+const H = 3600;
+
+function plan(extra = {}) {
+  return planEnergy({
+    settings: { wh: 20000, byMinute: BY }, count: undefined, now: NOW_S * 1000, zone: ZONE, prices: [], tariff: () => [],
+    minW: 1380, maxW: 3680, measuredSurplusW: 0, expectedSurplusW: () => 0, entries: [], loadChannel: 4, setpointW: 0, ...extra,
+  });
+}
+const price = (from, to, p) => ({ start: from, end: to, micros: p * 1e6, exportMicros: 0 });
+
+describe('energy target of a modulating load (pure)', function () {
+  it('counts the load channel\'s Joules of entries newer than the last count; a new period starts at 0', function () {
+    const period = { start: NOW_S - 11 * H, end: DEADLINE };
+    const e = (t, j) => ({ timestamp: t, duration: 30, eReal: [0, 0, 0, 0, j] });
+    const first = countEnergy(undefined, period, [e(NOW_S - 30, 3600 * 1000)], 4, 0, NOW_S - 30);
+    assert.deepEqual(first, { periodEnd: DEADLINE, wh: 0, countedS: NOW_S - 30 }, 'the first count starts now: what came before is not known as this load\'s');
+    const again = countEnergy(first, period, [e(NOW_S - 30, 3600 * 1000), e(NOW_S, 1800 * 1000)], 4, 0, NOW_S);
+    assert.deepEqual(again, { periodEnd: DEADLINE, wh: 500, countedS: NOW_S }, 'the entry after the count');
+    const twice = countEnergy(again, period, [e(NOW_S - 30, 3600 * 1000), e(NOW_S, 1800 * 1000), e(NOW_S + 30, 3600 * 1000)], 4, 0, NOW_S + 30);
+    assert.equal(twice.wh, 1500, 'no entry counted twice');
+    const next = countEnergy(again, { start: DEADLINE, end: DEADLINE + 24 * H }, [], 4, 0, DEADLINE + 60);
+    assert.equal(next.wh, 0, 'a new period');
+    const bySetpoint = countEnergy({ periodEnd: DEADLINE, wh: 0, countedS: NOW_S }, period, [], undefined, 3600, NOW_S + 60);
+    assert.equal(bySetpoint.wh, 60, 'without a load channel: the setpoint\'s power over the time since');
+  });
+
+  it('buys the rest in the cheapest units at full power, not before them', function () {
+    // 0.40 until 22:00, 0.30 after, 0.10 from 01:00 to 05:00 local (14:00–18:00 UTC).
+    const cheapFrom = Date.UTC(2026, 1, 9, 14, 0) / 1000;
+    const prices = [price(NOW_S, NOW_S + 4 * H, 0.4), price(NOW_S + 4 * H, cheapFrom, 0.3), price(cheapFrom, cheapFrom + 4 * H, 0.1), price(cheapFrom + 4 * H, DEADLINE, 0.3)];
+    const p = plan({ prices });
+    assert.equal(p.gridNowW, 0, 'not at 18:00: cheaper units come');
+    assert.ok(Math.abs(p.gridWh - 20000) < 3680 / 12 + 1, `${p.gridWh} Wh planned`);
+    const on = p.units.filter((u, i) => p.gridOn[i]);
+    assert.equal(on.filter((u) => u.importMicros === 100000).length, 48, 'every cheap unit (4 h)');
+    assert.equal(p.shortWh, 0);
+    const inCheap = plan({ prices, now: (cheapFrom + 600) * 1000, count: { periodEnd: DEADLINE, wh: 0, countedS: cheapFrom } });
+    assert.equal(inCheap.gridNowW, 3680);
+    assert.equal(inCheap.reason, 'cheapest');
+  });
+
+  it('counts the expected surplus first, and stays away from the grid when it covers the need', function () {
+    const sunny = plan({ now: (NOW_S - 9 * H) * 1000, measuredSurplusW: 5000, expectedSurplusW: () => 5000 });
+    assert.equal(sunny.gridWh, 0);
+    assert.equal(sunny.gridNowW, 0);
+    assert.ok(sunny.surplusWh >= 20000);
+  });
+
+  it('without prices: the latest units, so that prices coming later can still choose; short when even all cannot do', function () {
+    const p = plan();
+    assert.equal(p.gridNowW, 0);
+    assert.ok(p.gridOn.at(-1) && !p.gridOn[0], 'the last units');
+    const late = plan({ now: (DEADLINE - 2 * H) * 1000 });
+    assert.equal(late.gridNowW, 3680);
+    assert.equal(late.reason, 'deadline');
+    assert.ok(Math.abs(late.shortWh - (20000 - 2 * 3680)) < 1, `short ${late.shortWh} Wh`);
+  });
+
+  it('never buys above maxPrice', function () {
+    const p = plan({ settings: { wh: 20000, byMinute: BY, maxPriceMicros: 200000 }, prices: [price(NOW_S, DEADLINE, 0.3)] });
+    assert.equal(p.gridWh, 0);
+    assert.equal(p.shortWh, 20000);
+  });
+});

@@ -1,0 +1,153 @@
+'use strict';
+// energy-load-control driving the simulator's device doubles over real HTTP from a real Node-RED (function and
+// http request nodes, as a user's flow would), on the simulator's clock: an EV charger (go-eCharger API v2 double)
+// following the solar surplus beside hot water on a Shelly relay double, a charger that is unplugged or refuses
+// (HTTP 503), and an energy target met by the deadline on night prices. The doubles' draw shows in the solar home's
+// channels (EV charger = channel 5, hot water = channel 3) and its grid: what the node reads is what they drew.
+const assert = require('node:assert/strict');
+const { helper } = require('../support/env');
+const { startGoeCharger, startShellyRelay } = require('../../dist/simulator');
+const { nodeRedModule } = require('../support/node-red');
+const { DEV, NODES, until, useLoadControlSuite } = require('./energy-load-control-fixtures');
+
+const ZONE = 'Australia/Sydney';
+const NOON = Date.UTC(2026, 1, 9, 2, 0, 0) / 1000; // 13:00 in Sydney, sunny: 2–3.4 kW of export without the doubles
+const EVENING = Date.UTC(2026, 1, 9, 7, 30, 0) / 1000; // 18:30 in Sydney
+const MODULES = [nodeRedModule('@node-red/nodes/core/function/10-function.js'), nodeRedModule('@node-red/nodes/core/network/21-httprequest.js')];
+
+describe('energy-load-control with device doubles over HTTP (Node-RED, simulator clock)', function () {
+  this.timeout(120000);
+  const f = useLoadControlSuite(NOON);
+  let goe;
+  let shelly;
+  afterEach(async function () {
+    await goe?.close();
+    await shelly?.close();
+    goe = shelly = undefined;
+  });
+
+  const charger = (props) => ({
+    id: 'ev', type: 'energy-load-control', api: 'api', deviceId: DEV, actuator: 'flow', control: 'power', mode: 'surplus', interval: 0,
+    window: 60, loadChannel: '5', minCurrent: 6, maxCurrent: 16, phases: 1, voltage: 230, step: 1, enableDelay: 60, disableDelay: 180,
+    minInterval: 60, margin: 0, priority: 1, staleAfter: 3600, ...props,
+  });
+  const water = (props) => ({
+    id: 'hw', type: 'energy-load-control', api: 'api', deviceId: DEV, actuator: 'flow', commandForm: 'truefalse', confirmBy: 'time', confirmAfter: 10,
+    mode: 'surplus', interval: 0, window: 60, loadChannel: '3', loadPower: 3000, margin: 100, minOn: 300, minOff: 300, priority: 2, staleAfter: 3600, ...props,
+  });
+
+  /** The load-control nodes with output 1 through a function (the device's URL) into an http request, its answers to res-<id>. */
+  async function setup(loads) {
+    const serial = f.takeSerial();
+    const api = require('../support/env').apiConfig(f.sim, f.sim.keys.full, { tps: 100 });
+    const url = {
+      ev: `msg.url = '${goe?.url}/api/set?' + (msg.on ? 'amp=' + Math.round(msg.payload) + '&frc=2' : 'frc=1'); return msg;`,
+      hw: `msg.url = '${shelly?.url}/rpc/Switch.Set?id=0&on=' + msg.payload; return msg;`,
+    };
+    const flow = [api.node];
+    for (const n of loads) {
+      flow.push({ ...n, id: `${n.id}-${serial}`, wires: [[`fn-${n.id}`, `d-${n.id}`], [`e-${n.id}`], [`p-${n.id}`]] },
+        { id: `fn-${n.id}`, type: 'function', func: url[n.id], outputs: 1, wires: [[`rq-${n.id}`]] },
+        { id: `rq-${n.id}`, type: 'http request', method: 'GET', ret: 'obj', url: '', wires: [[`res-${n.id}`]] },
+        { id: `res-${n.id}`, type: 'helper' }, { id: `d-${n.id}`, type: 'helper' }, { id: `e-${n.id}`, type: 'helper' }, { id: `p-${n.id}`, type: 'helper' });
+    }
+    flow.push({ id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] }, { id: 'caught', type: 'helper' });
+    await helper.load([...NODES, ...MODULES], flow, api.credentials);
+    const ctx = f.watch(flow, loads.map((n) => n.id));
+    ctx.answers = {};
+    for (const n of loads) {
+      ctx.answers[n.id] = [];
+      helper.getNode(`res-${n.id}`).on('input', (msg) => ctx.answers[n.id].push(msg));
+    }
+    return ctx;
+  }
+
+  /** One evaluation round, then every command's HTTP answer before the clock moves on. */
+  async function round(ctx) {
+    await f.tick(ctx);
+    await until(() => ctx.ids.every((id) => ctx.answers[id].length === ctx.decisions[id].length), 'the devices\' answers');
+  }
+  async function run(ctx, ticks, stepS) {
+    for (let i = 0; i < ticks; i += 1) {
+      await round(ctx);
+      f.step(stepS);
+    }
+  }
+  /** Average W of a channel (0-based) over (from, to]. */
+  async function watts(channel, from, to) {
+    const res = await fetch(`${f.sim.baseUrl}/short-energy/${DEV}?fromTs=${from}&toTs=${to + 1}`, { headers: { Authorization: `Bearer ${f.sim.keys.full}` } });
+    const body = await res.json();
+    const entries = (Array.isArray(body) ? body : body.data).filter((e) => e.timestamp > from && e.timestamp <= to);
+    return entries.reduce((s, e) => s + e.eReal[channel], 0) / entries.reduce((s, e) => s + e.duration, 0);
+  }
+  const spacing = (msgs) => msgs.slice(1).map((m, i) => (m.timestamp - msgs[i].timestamp) / 1000);
+
+  it('the charger follows the surplus through the go-e double: it draws its setpoints, the site neither imports nor exports much, setpoints a minInterval apart', async function () {
+    goe = await startGoeCharger(f.sim.control, { deviceId: DEV, channel: 4, seed: 5, zone: ZONE, phases: 1, alwaysHome: { needWh: 40000 }, delayS: 10 });
+    shelly = await startShellyRelay(f.sim.control, { deviceId: DEV, channel: 2, seed: 5, watts: 3000 });
+    await fetch(`${goe.url}/api/set?frc=1`);
+    const ctx = await setup([charger(), water()]);
+    const start = Math.floor(f.sim.control.now());
+    await run(ctx, 40, 30);
+    const sent = ctx.decisions.ev;
+    assert.ok(sent.length >= 2, `setpoints sent: ${sent.map((m) => m.payload)}`);
+    assert.ok(spacing(sent).every((s) => s >= 60), `never sooner than minInterval: ${spacing(sent)}`);
+    assert.ok(ctx.answers.ev.every((m) => m.statusCode === 200), 'the charger took every setpoint');
+    const end = Math.floor(f.sim.control.now());
+    const last = sent.at(-1);
+    const ev = await watts(4, end - 120, end - 30);
+    if (last.timestamp / 1000 < end - 150) assert.ok(Math.abs(ev - last.payload * 230) < 50, `the charger draws its last setpoint ${last.payload} A (${Math.round(ev)} W)`);
+    const grid = await watts(0, start + 300, end);
+    assert.ok(grid > -700 && grid < 700, `the grid stays near 0 while the car follows the sun (${Math.round(grid)} W; 2–3.4 kW of export without it)`);
+    assert.deepEqual(ctx.decisions.hw.map((m) => m.payload), [], 'the hot water (priority 2) has nothing left');
+    assert.deepEqual(ctx.caught, []);
+  });
+
+  for (const how of ['unplugged', 'refuses']) {
+    it(`a charger that is ${how === 'unplugged' ? 'unplugged (no car)' : 'refusing (HTTP 503)'} takes nothing: after a window the hot water (priority 2) takes the surplus`, async function () {
+      goe = await startGoeCharger(f.sim.control, { deviceId: DEV, channel: 4, seed: 5, zone: ZONE, phases: 1, alwaysHome: { needWh: 40000 } });
+      shelly = await startShellyRelay(f.sim.control, { deviceId: DEV, channel: 2, seed: 5, watts: 3000, startColdWh: 8000 });
+      await fetch(`${goe.url}/api/set?frc=1`);
+      if (how === 'unplugged') goe.device.unplugged = true;
+      else goe.device.refuseWith = 503;
+      // 2.5 kW for the heater: it fits in the surplus left once the charger is seen taking nothing.
+      const ctx = await setup([charger(), water({ loadPower: 2000 })]);
+      await run(ctx, 30, 30);
+      assert.ok(ctx.decisions.ev.length >= 1 && ctx.decisions.ev[0].payload >= 6, 'the charger was offered the surplus');
+      if (how === 'refuses') assert.ok(ctx.answers.ev.every((m) => m.statusCode === 503), 'the flow sees every refusal');
+      else assert.equal((await (await fetch(`${goe.url}/api/status?filter=car`)).json()).car, 1, 'no car');
+      const evDraw = ctx.evaluations.ev.at(-1).loadDraw;
+      assert.equal(evDraw, 0, 'the charger draws nothing');
+      assert.deepEqual(ctx.decisions.hw.map((m) => m.payload), [true], 'the hot water goes on once');
+      const end = Math.floor(f.sim.control.now());
+      assert.ok((await watts(2, end - 120, end)) > 2500, 'and the heater draws');
+      assert.deepEqual(ctx.caught, []);
+    });
+  }
+
+  it('an energy target of 20 kWh by 07:00 is met on night prices, mostly in the cheap hours, at the charger\'s maximum', async function () {
+    f.sim.control.setClock({ now: EVENING });
+    goe = await startGoeCharger(f.sim.control, { deviceId: DEV, channel: 4, seed: 5, zone: ZONE, phases: 1, alwaysHome: { needWh: 40000 } });
+    await fetch(`${goe.url}/api/set?frc=1`);
+    const cheapFrom = Date.UTC(2026, 1, 9, 14, 0) / 1000; // 01:00 local
+    const by = Date.UTC(2026, 1, 9, 20, 0) / 1000; // 07:00 local
+    const prices = [
+      { start: EVENING - 1800, end: cheapFrom, price: 0.35 }, { start: cheapFrom, end: cheapFrom + 4 * 3600, price: 0.08 },
+      { start: cheapFrom + 4 * 3600, end: by + 3600, price: 0.3 },
+    ];
+    const ctx = await setup([charger({ energyTarget: 20, by: '07:00', window: 300, minInterval: 300, staleAfter: 7200 })]);
+    await f.tick(ctx, { prices, payload: 'evaluate' });
+    const steps = (by - Math.floor(f.sim.control.now())) / 300;
+    await run(ctx, steps, 300);
+    await round(ctx);
+    const energy = ctx.evaluations.ev.at(-2).energy;
+    assert.ok(energy.taken >= 20, `taken ${energy.taken} kWh by 07:00 (plan: ${JSON.stringify(energy)})`);
+    const status = await (await fetch(`${goe.url}/api/status?filter=wh`)).json();
+    assert.ok(status.wh >= 20000, `the car got ${status.wh} Wh`);
+    const cheap = (await watts(4, cheapFrom, cheapFrom + 4 * 3600)) * 4 / 1000;
+    assert.ok(cheap >= 14, `${cheap.toFixed(1)} kWh in the cheap hours`);
+    assert.ok(spacing(ctx.decisions.ev).every((s) => s >= 300), 'setpoints a minInterval apart');
+    assert.ok(ctx.decisions.ev.length <= 6, `few setpoints: ${ctx.decisions.ev.map((m) => m.payload)}`);
+    assert.deepEqual(ctx.caught, []);
+  });
+});

@@ -1,0 +1,106 @@
+'use strict';
+// The simulator's device doubles over HTTP: a go-eCharger (API v2) and a Shelly Gen2 relay, each wired to a channel of
+// the solar home, so what they draw shows in that channel's and the grid's short energy after the device's delay; the
+// car's seeded timetable; what the docs say each request answers.
+const assert = require('node:assert/strict');
+const { startSimulator, startGoeCharger, startShellyRelay, visitOf, SIM_DEVICES } = require('../../dist/simulator');
+
+const DEV = SIM_DEVICES.switch6M3SW;
+const ZONE = 'Australia/Sydney';
+const EVENING = Date.UTC(2026, 1, 9, 8, 0, 0) / 1000; // 19:00 in Sydney: the car is home
+
+describe('device doubles (simulator)', function () {
+  this.timeout(20000);
+  let sim;
+  const doubles = [];
+  beforeEach(async function () { sim = await startSimulator({ port: 0, now: EVENING }); });
+  afterEach(async function () {
+    for (const d of doubles.splice(0)) await d.close();
+    await sim.close();
+  });
+  const get = async (url) => { const res = await fetch(url); return { status: res.status, body: await res.json() }; };
+  /** Average W of channel (0-based) over the short entries in (from, to]. */
+  async function watts(channel, from, to) {
+    const res = await fetch(`${sim.baseUrl}/short-energy/${DEV}?fromTs=${from}&toTs=${to + 1}`, { headers: { Authorization: `Bearer ${sim.keys.full}` } });
+    const body = await res.json();
+    const entries = (Array.isArray(body) ? body : body.data).filter((e) => e.timestamp > from && e.timestamp <= to);
+    const j = entries.reduce((s, e) => s + e.eReal[channel], 0);
+    return j / entries.reduce((s, e) => s + e.duration, 0);
+  }
+
+  it('the car\'s timetable is seeded: about 18:00 to about 07:30, 15–40 kWh, the same for a seed', function () {
+    const opts = { seed: 7, zone: ZONE };
+    for (let day = 20500; day < 20530; day += 1) {
+      const v = visitOf(opts, day);
+      const local = (t) => ((t + 11 * 3600) % 86400) / 3600;
+      assert.ok(local(v.arrive) >= 17.2 && local(v.arrive) <= 18.8, `arrives ${local(v.arrive)}`);
+      assert.ok(local(v.leave) >= 6.9 && local(v.leave) <= 8.1, `leaves ${local(v.leave)}`);
+      assert.ok(v.needWh >= 15000 && v.needWh <= 40000);
+      assert.deepEqual(visitOf(opts, day), v);
+    }
+    assert.notDeepEqual(visitOf({ seed: 8, zone: ZONE }, 20500), visitOf(opts, 20500), 'another seed, another timetable');
+  });
+
+  it('go-e: /api/set amp and frc take effect after the device delay; the draw shows on its channel and the grid', async function () {
+    const goe = await startGoeCharger(sim.control, { deviceId: DEV, channel: 4, seed: 3, zone: ZONE, phases: 1 });
+    doubles.push(goe);
+    let st = await get(`${goe.url}/api/status?filter=car,amp,frc,psm`);
+    assert.deepEqual(Object.keys(st.body).sort(), ['amp', 'car', 'frc', 'psm']);
+    assert.equal(st.body.frc, 0);
+    assert.equal((await get(`${goe.url}/api/set?frc=1`)).status, 200);
+    sim.control.setClock({ advance: 300 });
+    const before = await watts(4, EVENING + 60, EVENING + 300);
+    const gridBefore = await watts(0, EVENING + 60, EVENING + 300);
+    assert.ok(before < 1, `frc Off: no draw (${before} W)`);
+    assert.deepEqual((await get(`${goe.url}/api/set?amp=10&frc=2`)).body, { amp: true, frc: true });
+    st = await get(`${goe.url}/api/status`);
+    assert.equal(st.body.car, 3, 'the car waits: the new current comes after the delay');
+    sim.control.setClock({ advance: 300 });
+    st = await get(`${goe.url}/api/status`);
+    assert.equal(st.body.car, 2);
+    assert.equal(st.body.nrg[11], 2300, 'P total: 10 A on one phase at 230 V');
+    const after = await watts(4, EVENING + 330, EVENING + 600);
+    assert.ok(Math.abs(after - 2300) < 1, `its channel shows 2300 W (${after})`);
+    const grid = await watts(0, EVENING + 330, EVENING + 600);
+    assert.ok(grid - gridBefore > 1500, `the grid imports it too (${gridBefore} → ${grid} W)`);
+    assert.equal((await get(`${goe.url}/api/set?amp=3`)).status, 400, 'below 6 A');
+    assert.equal((await get(`${goe.url}/api/set?car=1`)).status, 400, 'read-only');
+    goe.device.refuseWith = 503;
+    assert.equal((await get(`${goe.url}/api/set?amp=8`)).status, 503);
+  });
+
+  it('go-e: the car leaves in the morning (car 1, no draw), and tapers as it fills', async function () {
+    const goe = await startGoeCharger(sim.control, { deviceId: DEV, channel: 4, seed: 3, zone: ZONE, phases: 3, maxW3: 11000 });
+    doubles.push(goe);
+    await get(`${goe.url}/api/set?amp=16&frc=2`);
+    const drawn = [];
+    for (let h = 0; h < 14; h += 1) {
+      sim.control.setClock({ advance: 3600 });
+      drawn.push((await get(`${goe.url}/api/status`)).body);
+    }
+    const charging = drawn.filter((s) => s.car === 2).map((s) => s.nrg[11]);
+    assert.ok(charging[0] >= 11000 - 1, `full power first (${charging[0]} W)`);
+    assert.ok(drawn.some((s) => s.car === 4 || (s.car === 2 && s.nrg[11] < 11000)), 'tapers or completes');
+    assert.equal(drawn.at(-1).car, 1, 'gone by 09:00');
+    assert.equal(drawn.at(-1).nrg[11], 0);
+  });
+
+  it('Shelly: Switch.Set and Switch.GetStatus over GET and JSON-RPC; the heater draws on its channel while on and the tank takes heat', async function () {
+    const shelly = await startShellyRelay(sim.control, { deviceId: DEV, channel: 2, seed: 3, watts: 3000 });
+    doubles.push(shelly);
+    sim.control.setClock({ advance: 3 * 3600 }); // hot water drawn meanwhile
+    assert.deepEqual((await get(`${shelly.url}/rpc/Switch.Set?id=0&on=true`)).body, { was_on: false });
+    let status = (await get(`${shelly.url}/rpc/Switch.GetStatus?id=0`)).body;
+    assert.equal(status.output, false, 'the relay switches after its delay');
+    sim.control.setClock({ advance: 120 });
+    status = (await get(`${shelly.url}/rpc/Switch.GetStatus?id=0`)).body;
+    assert.equal(status.output, true);
+    assert.equal(status.apower, 3000);
+    const now = Math.floor(sim.control.now());
+    const w = await watts(2, now - 90, now);
+    assert.ok(Math.abs(w - 3000) < 1, `the hot-water channel shows it (${w} W)`);
+    const res = await fetch(`${shelly.url}/rpc`, { method: 'POST', body: JSON.stringify({ id: 7, method: 'Switch.Set', params: { id: 0, on: false } }) });
+    assert.deepEqual(await res.json(), { id: 7, src: 'shellyplus1pm-double', result: { was_on: true } });
+    assert.equal((await get(`${shelly.url}/rpc/Switch.GetStatus?id=1`)).status, 500, 'no switch 1');
+  });
+});
