@@ -50,6 +50,8 @@ interface Target {
 }
 
 const HA_UNIT = 'kWh';
+/** HA's statistics are read this many seconds at a time (hourly: 720 rows per sensor; 5-minute: the 10 days HA keeps, at once). */
+const READ_PIECE_S = 30 * 86400;
 
 /** Which metadata HA's import takes: `mean_type` and `unit_class` from 2026.11 (older releases refuse them). */
 export function importMetadata(version: string, statisticId: string): Record<string, unknown> {
@@ -105,10 +107,18 @@ export async function importHistory(host: HistoryHost, devices: readonly History
   for (const [index, { device, wanted }] of perDevice.entries()) {
     if (wanted.size === 0) continue;
     const deviceIds = [...wanted.keys()];
-    const period = async (kind: 'hour' | '5minute', start: number): Promise<Record<string, unknown[]>> => ha.call({
-      type: 'recorder/statistics_during_period', start_time: iso(start), end_time: iso(nowS + 3600), statistic_ids: deviceIds, period: kind,
-      types: ['state', 'sum'], units: { energy: HA_UNIT },
-    });
+    // In pieces of READ_PIECE_S: a year of a device's sensors in one answer is megabytes of JSON parsed in one go.
+    const period = async (kind: 'hour' | '5minute', start: number): Promise<Record<string, unknown[]>> => {
+      const rows: Record<string, unknown[]> = {};
+      for (let from = start; from < nowS + 3600; from += READ_PIECE_S) {
+        const piece = await ha.call<Record<string, unknown[]>>({
+          type: 'recorder/statistics_during_period', start_time: iso(from), end_time: iso(Math.min(from + READ_PIECE_S, nowS + 3600)), statistic_ids: deviceIds,
+          period: kind, types: ['state', 'sum'], units: { energy: HA_UNIT },
+        });
+        for (const [id, list] of Object.entries(piece ?? {})) (rows[id] ??= []).push(...list);
+      }
+      return rows;
+    };
     const hourly = await period('hour', fromS);
     const shortTerm = await period('5minute', Math.max(fromS, nowS - SHORT_TERM_S));
     const totals = device.totals();

@@ -23,9 +23,11 @@ function fakeHa({ hourly, unit = 'kWh', recorder = true, failAtImport }) {
   let imports = 0;
   let gone = false;
   const calls = [];
+  const reads = [];
   const ha = {
     version: '2025.4.4',
     calls,
+    reads,
     hourly,
     async call(msg) {
       calls.push(msg.type);
@@ -38,9 +40,11 @@ function fakeHa({ hourly, unit = 'kWh', recorder = true, failAtImport }) {
           return msg.statistic_ids.filter((id) => hourly.has(id)).map((id) => ({ statistic_id: id, statistics_unit_of_measurement: unit, has_sum: true, source: 'recorder' }));
         case 'recorder/statistics_during_period': {
           const from = Date.parse(msg.start_time) / 1000;
+          const to = msg.end_time ? Date.parse(msg.end_time) / 1000 : Infinity;
+          reads.push(to - from);
           if (msg.period === '5minute') return {};
           return Object.fromEntries(msg.statistic_ids.filter((id) => hourly.has(id))
-            .map((id) => [id, [...hourly.get(id).values()].filter((r) => r.start >= from).sort((a, b) => a.start - b.start).map((r) => ({ ...r, start: r.start * 1000 }))]));
+            .map((id) => [id, [...hourly.get(id).values()].filter((r) => r.start >= from && r.start < to).sort((a, b) => a.start - b.start).map((r) => ({ ...r, start: r.start * 1000 }))]));
         }
         case 'recorder/import_statistics': {
           imports += 1;
@@ -120,6 +124,7 @@ describe('Home Assistant history import: a run against the simulator, HA\'s side
     const outcome = await importHistory(host(ha, new Map()), devices(), fromS);
     assert.equal(requests() - before, 2, 'ten days: two requests of 7 days');
     assert.equal(outcome.requests, 2);
+    assert.ok(ha.reads.every((s) => s <= 30 * 86400), 'HA\'s statistics read in pieces of at most 30 days');
     for (const total of TOTALS) {
       const rows = ha.hourly.get(`sensor.home_${total}`);
       const end = Math.floor(NOW / HOUR) * HOUR - HOUR;
