@@ -26,6 +26,7 @@ const DISABLED_IN_DEMO = [
   'Peak limit - shed loads above a site limit', 'Switch a load on a power threshold', 'Switch control',
   'Home Assistant via MQTT',
   'Hot water - solar first, cheapest slots otherwise, 3 h by 5 pm', 'Pool pump - 4 h a day in the cheapest slots',
+  "Hot water on tomorrow's sun and prices",
   // They need a database server the demo does not start.
   'Write to InfluxDB', 'Write to PostgreSQL',
 ];
