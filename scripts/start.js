@@ -8,6 +8,7 @@ const net = require('node:net');
 const path = require('node:path');
 const { buildDemoFlows, demoConfigNode, DEMO_CONFIG_ID } = require('./demo-flows');
 const { ensureNodeRed, nodeRedDir } = require('./runtimes');
+const { OFFSET_ENV } = require('./shifted-clock');
 
 const ROOT = path.resolve(__dirname, '..');
 const PACKAGE_NAME = require('../package.json').name;
@@ -145,6 +146,8 @@ function stopChild(child, timeoutMs = 10000) {
  * @param {number} [opts.extraDevices] seeded extra sites the simulator adds (tests of a fleet-sized key).
  *   (The simulator keeps its state in <userDir>/simulator-state.json; delete it to start the devices fresh.)
  * @param {(line: string) => void} [opts.log] where Node-RED's output goes (default: stdout).
+ * @param {number} [opts.clockOffsetMs] tests only: the simulator and Node-RED (its nodes, the flows' function nodes,
+ *   Dashboard 2) run this far from the wall clock, at its pace (scripts/shifted-clock.js), so a test chooses the instant.
  */
 async function start(opts = {}) {
   assertBuilt();
@@ -169,7 +172,10 @@ async function start(opts = {}) {
   } else {
     const { startSimulator, SIM_KEYS, SIM_AMBER_KEY } = require(path.join(ROOT, 'dist/simulator/index.js'));
     // Switch states, labels and other PATCHed values survive a restart (the user directory is git-ignored).
-    simulator = await startSimulator({ port: simPort, host: '127.0.0.1', stateFile: path.join(userDir, SIM_STATE_FILE), extraDevices: opts.extraDevices });
+    const clocked = opts.clockOffsetMs !== undefined ? { now: (Date.now() + opts.clockOffsetMs) / 1000 } : {};
+    simulator = await startSimulator({ port: simPort, host: '127.0.0.1', stateFile: path.join(userDir, SIM_STATE_FILE), extraDevices: opts.extraDevices, ...clocked });
+    // Started there, the simulator's clock runs on from it.
+    if (opts.clockOffsetMs !== undefined) simulator.control.setClock({ now: (Date.now() + opts.clockOffsetMs) / 1000, real: true });
     baseUrl = simulator.baseUrl;
     apiKey = SIM_KEYS.full;
     amberUrl ??= simulator.amberUrl;
@@ -182,10 +188,13 @@ async function start(opts = {}) {
     prepareUserDir(userDir);
     const editorPort = port === 0 ? await freePort() : port;
     const { node, redJs } = nodeRedCommand(opts.nodeRedMajor || env.NODE_RED_MAJOR);
+    const clock = opts.clockOffsetMs !== undefined
+      ? { args: ['--require', path.join(__dirname, 'shifted-clock.js')], env: { [OFFSET_ENV]: String(opts.clockOffsetMs) } }
+      : { args: [], env: {} };
     // The key reaches Node-RED only through its environment (`${ENERGY_API_KEY}` credential).
-    child = spawn(node, [redJs, '-u', userDir, '-p', String(editorPort), '-s', SETTINGS_FILE], {
+    child = spawn(node, [...clock.args, redJs, '-u', userDir, '-p', String(editorPort), '-s', SETTINGS_FILE], {
       cwd: userDir,
-      env: { ...env, ENERGY_API_KEY: apiKey, AMBER_API_KEY: amberKey, NODE_RED_HOST: '127.0.0.1' },
+      env: { ...env, ...clock.env, ENERGY_API_KEY: apiKey, AMBER_API_KEY: amberKey, NODE_RED_HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const collect = (chunk) => {
