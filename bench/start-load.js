@@ -1,32 +1,39 @@
 'use strict';
-// `npm start` on a busy host: the demo (simulator and a real Node-RED with the example flows) started as `npm start`
-// starts it, beside LOAD busy-loop processes (default 2), for BENCH_MINUTES (default 10); gated: no 429 from the
-// energy API or the price endpoint in that time, and at most the key's limit in any sliding second of arrivals.
-// The simulator runs in this process, which does nothing else and raises its own priority once Node-RED and the
-// burners are started (they keep theirs): it stands for the service, which is not on the busy host.
+// `npm start` on a busy host: the demo (a real Node-RED with the example flows, deployed as `npm start` deploys
+// them) beside LOAD busy-loop processes (default 2), for BENCH_MINUTES (default 10); gated: no 429 from the energy
+// API or the price endpoint in that time, and at most the key's limit in any sliding second of arrivals.
+// The simulator and the gateway stamping arrivals run in processes of their own at raised priority, pinned to the
+// last CPU (bench/service-processes.js): they stand for the service, which is not on the busy host, and a simulator
+// sharing the loaded event loop would stall and bunch its own stamps. Node-RED talks to the gateway as `npm start`
+// talks to its simulator: the same flows, key and price endpoint.
 const os = require('node:os');
 const fs = require('node:fs');
 const path = require('node:path');
 const { start } = require('../scripts/start');
 const { startBusyHost } = require('../scripts/busy-host');
-const { maxPerSecond } = require('./service-processes');
+const { control, maxPerSecond, startSim } = require('./service-processes');
+const { SIM_KEYS, SIM_AMBER_KEY, AMBER_BASE_PATH } = require('../dist/simulator');
 
 const MINUTES = Number(process.env.BENCH_MINUTES || 10);
 const TPS = 5;
+const SERVICE_CPUS = os.cpus().length >= 2 ? String(os.cpus().length - 1) : undefined;
 
 async function main() {
   const busy = startBusyHost(Number(process.env.LOAD ?? 2));
   const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'start-load-'));
   const loadAt = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
-  console.log(`npm start on a busy host: ${busy.describe()}, ${MINUTES} min; load average ${loadAt()} on ${os.cpus().length} CPUs`);
+  console.log(`npm start on a busy host: ${busy.describe()}, ${MINUTES} min; arrivals stamped by the gateway's own process${SERVICE_CPUS ? ` on CPU ${SERVICE_CPUS}` : ''}; load average ${loadAt()} on ${os.cpus().length} CPUs`);
   let demo;
+  let sim;
   const failures = [];
   try {
-    demo = await start({ userDir, port: 0, simPort: 0, reset: true, log: () => undefined });
-    try { os.setPriority(process.pid, -15); } catch { /* not permitted: the simulator shares the CPU like the rest */ }
+    sim = await startSim({}, { cpus: SERVICE_CPUS });
+    process.env.AMBER_API_URL = `${sim.apiUrl}${AMBER_BASE_PATH}`;
+    process.env.AMBER_API_KEY = SIM_AMBER_KEY;
+    demo = await start({ userDir, port: 0, apiUrl: `${sim.apiUrl}/v3`, apiKey: SIM_KEYS.full, reset: true, log: () => undefined });
     const started = Date.now();
     while (Date.now() - started < MINUTES * 60_000) await new Promise((r) => setTimeout(r, 5000));
-    const log = demo.simulator.control.log();
+    const log = await control(sim, 'GET', 'log');
     const energy = log.filter((r) => r.path.startsWith('/v3'));
     const prices = log.filter((r) => !r.path.startsWith('/v3') && !r.path.startsWith('/__sim'));
     const refused = (rows) => rows.filter((r) => r.status === 429).length;
@@ -42,6 +49,7 @@ async function main() {
     if (energy.length === 0) failures.push('no request reached the simulator');
   } finally {
     await demo?.stop();
+    await sim?.stop();
     await busy.stop();
     fs.rmSync(userDir, { recursive: true, force: true });
   }

@@ -29,6 +29,7 @@ const T = {
   site: byName('ui-dropdown', 'site picker'),
   loads: byName('ui-template', 'load list'),
   price: byName('ui-chart', 'price chart'),
+  savings: byName('ui-chart', 'savings chart'),
 };
 const PER_DAY = JSON.parse(fs.readFileSync(path.join(h.ROOT, 'examples', 'Energy per day chart (Dashboard 2).json'), 'utf8')).find((n) => n.type === 'ui-chart');
 const LOADS = example.filter((n) => n.type === 'energy-load-control');
@@ -359,6 +360,10 @@ describe('e2e: dashboard', function () {
     // The plan chart: in the site's time (labelled), nothing cut, its legend whole.
     await chartOf(page, T.price, (c) => c.series.length > 1, 30000);
     assert.strictEqual((await assertChartReadable(page, T.price)).xName, `${device.timezone} time`);
+    // The savings of the week: a series per load with a run target (today's bar as planned), readable.
+    const savings = await chartOf(page, T.savings, (c) => c.series.length === 2 && c.series.every((x) => x.data.length > 0), 30000);
+    assert.deepStrictEqual(savings.series.map((x) => x.name).sort(), ['hot water', 'pool pump']);
+    assert.match((await assertChartReadable(page, T.savings)).xName, new RegExp(`^the day each target ends \\(${device.timezone}; today as planned\\)$`));
     await h.screenshot(page, 'dashboard-load-control.png', { fullPage: true });
 
     // Pool pump on for an hour: switched at once, the override and its time left shown, then confirmed by the device.

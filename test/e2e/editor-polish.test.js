@@ -61,13 +61,13 @@ describe('e2e: editor polish', function () {
       const dropped = await page.evaluate((nodeId) => {
         const n = RED.nodes.node(nodeId);
         // What only the user can choose (a load-control node's device and switch, a cost node's tariff, the MQTT broker
-        // when none is configured yet, Amber's site id): the properties the editor finds invalid, the config node aside.
+        // when none is configured yet, Amber's site id, a forecast's location and size): the properties the editor finds invalid, the config node aside.
         const toChoose = (n.validationErrors || []).filter((k) => k !== 'api');
         return { type: n.type, api: n.api, valid: n.valid, toChoose, usesApi: 'api' in n._def.defaults };
       }, id);
       const { usesApi, ...seen } = dropped;
       // Never invalid for want of the config node: only for what the user must still choose.
-      assert.deepStrictEqual(seen, { type, api: usesApi ? CONFIG : undefined, valid: dropped.toChoose.length === 0, toChoose: ({ 'energy-load-control': ['deviceId', 'switchId'], 'energy-cost': ['tariff'], 'energy-mqtt': ['broker'], 'energy-price': ['siteId'] })[type] || [] });
+      assert.deepStrictEqual(seen, { type, api: usesApi ? CONFIG : undefined, valid: dropped.toChoose.length === 0, toChoose: ({ 'energy-load-control': ['deviceId', 'switchId'], 'energy-cost': ['tariff'], 'energy-mqtt': ['broker'], 'energy-price': ['siteId'], 'energy-forecast': ['latitude', 'longitude', 'kwp'] })[type] || [] });
     }
     await h.screenshot(page, 'polish-dropped-nodes.png');
   });

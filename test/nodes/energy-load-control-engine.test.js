@@ -250,9 +250,10 @@ describe('energy-load-control engine (pure)', function () {
     const def = (extra) => parseDef({ deviceId: dev, switchId: '1', mode: 'surplus', ...extra });
     assert.equal(def({}).settings.target, undefined, 'a node without a target decides as before');
     assert.deepEqual(def({ runFor: '10800', by: '17:00', maxPrice: '0.5', cheapBelow: 0 }).settings.target,
-      { runForS: 10800, byMinute: 1020, minBlockS: 1800, maxPriceMicros: 500000, cheapBelowMicros: 0 });
-    assert.deepEqual(def({ mode: 'price', runFor: 3600, minBlock: 600, tariff: 'tariff-1' }).settings.target,
-      { runForS: 3600, byMinute: 1440, minBlockS: 600, maxPriceMicros: undefined, cheapBelowMicros: undefined });
+      { runForS: 10800, byMinute: 1020, minBlockS: 1800, maxPriceMicros: 500000, cheapBelowMicros: 0, naive: 'timer' });
+    assert.deepEqual(def({ mode: 'price', runFor: 3600, minBlock: 600, tariff: 'tariff-1', naive: 'start' }).settings.target,
+      { runForS: 3600, byMinute: 1440, minBlockS: 600, maxPriceMicros: undefined, cheapBelowMicros: undefined, naive: 'start' });
+    assert.throws(() => def({ runFor: 3600, naive: 'never' }), /naive "never" is not a schedule: timer .* or start/);
     assert.equal(def({ mode: 'price', runFor: 3600, tariff: ' t1 ' }).tariffId, 't1');
     assert.throws(() => def({ mode: 'threshold', onAbove: 1, offBelow: 0, runFor: 3600 }), /planned in surplus or price mode, not in threshold mode/);
     assert.throws(() => def({ mode: 'price' }), /price mode needs runFor .* or cheapBelow/);

@@ -11,7 +11,7 @@ const {
 const { startInflux, INFLUXD } = require('../support/influx-server');
 const { startInfluxRecorder } = require('../support/influx-recorder');
 const {
-  requireServer, tempDir, queryIntoStore, sumByChannel, serviceClient, assertReadsAsQuery, docsGrafanaQuery, hourlyKwh, assertHourly,
+  requireServer, tempDir, queryIntoStore, sumByChannel, serviceClient, assertReadsAsQuery, docsGrafanaQuery, grafanaFlow, writeThreeHours, assertHourly,
 } = require('../support/store');
 const { SIM_DEVICES } = require('../../dist/simulator');
 
@@ -95,18 +95,8 @@ describe('energy-store (InfluxDB)', function () {
     });
 
     it('the Grafana hourly query of docs/energy-store.md puts each hour\'s energy in that hour, not the next', async function () {
-      const flow = queryIntoStore({}, v1());
-      flow[0].wires = [['store', 'queried']];
-      const nodes = await flowWith(sim, flow, { credentials: creds() });
-      const from = Date.UTC(2026, 6, 14, 10, 0, 0) / 1000;
-      const to = from + 3 * 3600;
-      const written = messagesOf(nodes.written);
-      const queried = messagesOf(nodes.queried);
-      nodes.query.receive({ deviceId: DEVICE, fromTs: from - 3600, toTs: to + 3600 });
-      await until(() => written.length === 1 && queried.length === 1);
-      assert.equal(written[0].payload.state, 'written');
-      const expected = hourlyKwh(queried[0].payload);
-      const hours = [from, from + 3600, from + 7200];
+      const nodes = await flowWith(sim, grafanaFlow(v1()), { credentials: creds() });
+      const { from, to, hours, expected } = await writeThreeHours(nodes, DEVICE);
       const answer = await influx.query(docsGrafanaQuery('influxql', from, to), 'energy');
       // Each hour is labelled one second after it starts (time(1h, 1s)); the panel's first second adds the row stamped
       // at its start, which belongs to the hour before.

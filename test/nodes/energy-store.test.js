@@ -9,7 +9,7 @@ const {
   helper, startClockedSimulator, useSimClock, startServer, stopServer, flowWith, messagesOf, statusesOf, until, TEST_NOW_S, allNodes,
 } = require('../support/env');
 const {
-  HAS_SQLITE, tempDir, queryIntoStore, sqliteRows, sqliteQuery, sumByChannel, linkNodes, serviceClient, assertReadsAsQuery, docsGrafanaQuery, hourlyKwh, assertHourly,
+  HAS_SQLITE, tempDir, queryIntoStore, sqliteRows, sqliteQuery, sumByChannel, linkNodes, serviceClient, assertReadsAsQuery, docsGrafanaQuery, grafanaFlow, writeThreeHours, assertHourly,
 } = require('../support/store');
 const { SIM_DEVICES } = require('../../dist/simulator');
 
@@ -136,18 +136,8 @@ describe('energy-store (SQLite)', function () {
   });
 
   it('the Grafana hourly query of docs/energy-store.md puts each hour\'s energy in that hour, not the next', async function () {
-    const flow = queryIntoStore({}, {});
-    flow[0].wires = [['store', 'queried']];
-    const nodes = await flowWith(sim, flow);
-    const from = Date.UTC(2026, 6, 14, 10, 0, 0) / 1000;
-    const to = from + 3 * 3600;
-    const written = messagesOf(nodes.written);
-    const queried = messagesOf(nodes.queried);
-    nodes.query.receive({ deviceId: DEVICE, fromTs: from - 3600, toTs: to + 3600 });
-    await until(() => written.length === 1 && queried.length === 1);
-    assert.equal(written[0].payload.state, 'written');
-    const expected = hourlyKwh(queried[0].payload);
-    const hours = [from, from + 3600, from + 7200];
+    const nodes = await flowWith(sim, grafanaFlow({}));
+    const { from, to, hours, expected } = await writeThreeHours(nodes, DEVICE);
     const rows = sqliteQuery(path.join(userDir, 'energy.sqlite'), docsGrafanaQuery('sqlite', from, to));
     assert.equal(rows.length, 3 * 6, 'three hours of six channels');
     assertHourly(rows.map((r) => ({ hour: r.time, channel: Number(r.metric.slice(1)), kwh: r.kwh })), expected, hours);

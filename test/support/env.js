@@ -12,7 +12,7 @@ const nodeFile = (name) => require(`../../dist/nodes/${name}/${name}.js`);
 const allNodes = () => [
   'energy-api', 'energy-device-status', 'energy-query', 'energy-switch-control',
   'energy-wifi-config', 'energy-modbus-read', 'energy-device-config',
-  'energy-load-control', 'energy-tariff', 'energy-cost', 'energy-mqtt', 'energy-store', 'energy-price',
+  'energy-load-control', 'energy-tariff', 'energy-cost', 'energy-mqtt', 'energy-store', 'energy-price', 'energy-forecast',
 ].map(nodeFile);
 
 /** A config node for the simulator (id "api"), and its credentials for helper.load. */

@@ -128,6 +128,30 @@ function hourlyKwh(entries) {
   return hours;
 }
 
+/** A flow for the Grafana checks: energy-query's answer goes to the store and to a `queried` helper. */
+function grafanaFlow(storeProps) {
+  const flow = queryIntoStore({}, storeProps);
+  flow[0].wires = [['store', 'queried']];
+  return flow;
+}
+
+/**
+ * Three whole hours (10:00–13:00 UTC on a fixed day) and one either side written through the store of `nodes` (a
+ * grafanaFlow); resolves the panel's range and energy-query's answer summed by hour and channel.
+ */
+async function writeThreeHours(nodes, DEVICE) {
+  const assert = require('node:assert/strict');
+  const { until, messagesOf } = require('./env');
+  const from = Date.UTC(2026, 6, 14, 10, 0, 0) / 1000;
+  const to = from + 3 * 3600;
+  const written = messagesOf(nodes.written);
+  const queried = messagesOf(nodes.queried);
+  nodes.query.receive({ deviceId: DEVICE, fromTs: from - 3600, toTs: to + 3600 });
+  await until(() => written.length === 1 && queried.length === 1);
+  assert.equal(written[0].payload.state, 'written');
+  return { from, to, hours: [from, from + 3600, from + 7200], expected: hourlyKwh(queried[0].payload) };
+}
+
 /** Checks a query's rows ({hour, channel, kwh}) hold the expected kWh of every whole hour, within float noise. */
 function assertHourly(rows, expected, hours) {
   const assert = require('node:assert/strict');
@@ -142,4 +166,4 @@ function assertHourly(rows, expected, hours) {
   }
 }
 
-module.exports = { sqliteQuery, assertReadsAsQuery, docsGrafanaQuery, hourlyKwh, assertHourly, serviceClient, linkNodes, requireServer, HAS_SQLITE, tempDir, queryIntoStore, sqliteRows, sumByChannel };
+module.exports = { sqliteQuery, assertReadsAsQuery, docsGrafanaQuery, grafanaFlow, writeThreeHours, hourlyKwh, assertHourly, serviceClient, linkNodes, requireServer, HAS_SQLITE, tempDir, queryIntoStore, sqliteRows, sumByChannel };

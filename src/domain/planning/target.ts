@@ -2,8 +2,10 @@ import type { PricePeriod } from '../pricing/types.js';
 import type { LoadMemory, LoadSettings, TargetSettings, TargetState } from '../site/types.js';
 import { targetPeriod } from './period.js';
 import { plan, type PlanReason } from './planner.js';
-import { countRun } from './runtime.js';
+import { countRun, type RunCount } from './runtime.js';
 import { buildUnits } from './units.js';
+import { periodAt } from '../pricing/normalise.js';
+import { accrueSavings, expectedDay, type PriceAt, type SavingsMemory } from './savings.js';
 
 /** How long the surplus measured now weighs on the expectation of the slots after it. */
 const NOWCAST_S = 3600;
@@ -66,7 +68,7 @@ export function planTarget(input: TargetInput): { memory: LoadMemory; state: Tar
   // A block is on its way while the switch-on is pending on the device: it must not be forgotten meanwhile.
   const running = on || input.memory.pending?.target === 'on';
   const block = input.memory.block && input.memory.block.until > now && running ? input.memory.block : undefined;
-  const memory: LoadMemory = { ...input.memory, run };
+  const memory: LoadMemory = { ...input.memory, run, savings: accrue(input, period, nowS, ranSince(input.memory.run, run), Math.max(600, settings.staleAfterS)) };
   if (!block) delete memory.block;
   const blockLeftS = block ? Math.ceil((block.until - now) / 1000) : 0;
   const units = buildUnits({
@@ -114,6 +116,9 @@ export function planTarget(input: TargetInput): { memory: LoadMemory; state: Tar
     plan: result.units,
     priceMicros: units[0]?.importMicros ?? null,
   };
+  state.savings = expectedDay(memory.savings as SavingsMemory, units, result.units.map((u) => u.on), {
+    period, runForS: target.runForS, naive: target.naive ?? 'timer', powerW: input.powerW, useSurplus: settings.mode === 'surplus',
+  });
   const noPrices = units.length > 0 && units.every((u) => u.importMicros === null);
   if (noPrices) state.noPrices = true;
   if (!(first?.on ?? false) && nextIndex > 0) state.nextStart = units[nextIndex].start;
@@ -122,4 +127,32 @@ export function planTarget(input: TargetInput): { memory: LoadMemory; state: Tar
     state,
     now: { on: first?.on ?? false, reason: first?.reason, tooExpensive: first?.tooExpensive ?? false, met: needS === 0, priced: (units[0]?.importMicros ?? null) !== null, noPrices },
   };
+}
+
+/** The price of the stretch since the last evaluation, from the price list, else the tariff. */
+function priceAt(input: TargetInput, from: number, to: number): PriceAt {
+  const listed = periodAt(input.prices, from);
+  const tariffed = listed ? undefined : periodAt(input.tariff(from, Math.max(to, from + 1)), from);
+  const p = listed ?? tariffed;
+  return { importMicros: p ? p.micros : null, exportMicros: p?.exportMicros ?? 0 };
+}
+
+/** Today's running cost and the naive schedule's, up to now (the load's state since the last evaluation). */
+function accrue(input: TargetInput, period: { start: number; end: number }, nowS: number, ranS: number, maxGapS: number): SavingsMemory {
+  const previous = input.memory.savings;
+  const from = previous?.at ?? nowS;
+  const { target } = input.settings;
+  return accrueSavings(previous, {
+    nowS, period, runForS: target.runForS, naive: target.naive ?? 'timer', maxGapS,
+    ranS,
+    wasOn: input.memory.run?.on ?? false,
+    powerW: input.powerW,
+    price: priceAt(input, from, nowS),
+    surplusW: input.settings.mode === 'surplus' ? Math.max(0, input.measuredSurplusW ?? 0) : 0,
+  });
+}
+
+/** Seconds of running the count added at this evaluation. */
+function ranSince(previous: RunCount | undefined, run: RunCount): number {
+  return previous && previous.period === run.period ? run.seconds - previous.seconds : run.seconds;
 }

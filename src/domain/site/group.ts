@@ -1,6 +1,7 @@
 import type { PricePeriod } from '../pricing/types.js';
 import { observe } from './observe.js';
 import { SurplusForecast, type HistoryEntry } from '../planning/forecast.js';
+import { basisOf, expectedSurplus, HouseForecast, type SunBasis, type SunInput } from '../planning/sun.js';
 import type { PlanReason } from '../planning/planner.js';
 import { planTarget, type PlanNow } from '../planning/target.js';
 import { decide, holdLeft, type LoadView } from './rules.js';
@@ -22,6 +23,8 @@ export interface MemberInput {
   faulty?: boolean;
   /** Prices and the time zone, for a load with a run target. */
   pricing?: MemberPricing;
+  /** The last msg.forecast of the sun, if any (else the plan's sun is yesterday's). */
+  sun?: SunInput;
 }
 
 export interface MemberPricing {
@@ -41,7 +44,7 @@ export interface SiteReading {
   newestS?: number;
   /** Node-clock ms when the group started reading: with no entry yet, staleness counts from here. */
   startedAt: number;
-  /** The measuring device's 5-minute long energy of the last day (for the surplus forecast of run targets). */
+  /** The measuring device's 5-minute long energy of the last week (for the surplus and house forecasts of run targets). */
   history?: readonly HistoryEntry[];
 }
 
@@ -87,7 +90,7 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
       const pricing = member.input.pricing;
       const modulating = evaluateModulating({
         settings: settings as LoadSettings & { power: PowerSettings }, memory, outcomes: member.outcomes, signal, stale, draw: ownDraw, now,
-        planning: settings.energyTarget && pricing ? { pricing, entries: site.entries, expectedSurplusW: surplusForecast(forecasts, site, settings, loadChannels, pricing.zone, planned) } : undefined,
+        planning: settings.energyTarget && pricing ? { pricing, entries: site.entries, expectedSurplusW: surplusForecast(forecasts, site, settings, loadChannels, pricing.zone, planned, member.input.sun, nowS) } : undefined,
       });
       held[mode] += modulating.holdsW;
       results.set(member.input.id, modulating.evaluation);
@@ -104,20 +107,19 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
     let hasPlan = false;
     const pricing = member.input.pricing;
     if (settings.target && pricing) {
-      const forecastKey = `${settings.channels.join(',')}|${loadChannels.join(',')}|${pricing.zone}`;
-      let forecast = forecasts.get(forecastKey);
-      if (!forecast && site.history) forecasts.set(forecastKey, (forecast = new SurplusForecast(site.history, settings.channels, loadChannels, pricing.zone)));
+      const surplus = sunOrPersistence(forecasts, site, settings, loadChannels, pricing.zone, member.input.sun, nowS);
       const planning = planTarget({
         settings: settings as LoadSettings & { target: TargetSettings },
         memory, now, zone: pricing.zone, prices: pricing.prices, tariff: pricing.tariff, powerW: power,
         measuredSurplusW: settings.mode === 'surplus' ? signal : null,
         // What the plans of higher priority will take later is not free now: it is gone once they start.
         takenLaterW: (from, to) => Math.max(0, plannedDraw(planned, from, to) - heldByPlans),
-        expectedSurplusW: (from, to) => Math.max(0, (forecast?.average(from, to) ?? 0) - plannedDraw(planned, from, to)),
+        expectedSurplusW: (from, to) => Math.max(0, surplus(from, to) - plannedDraw(planned, from, to)),
         drawnWhileOffS: drawnWhileOff(settings, memory, site.entries, nowS, power),
         holdLeftS: holdLeft(settings, memory, memory.state, now),
       });
       ({ memory, now: plan, state: target } = planning);
+      if (settings.mode === 'surplus') target = { ...target, sun: sunBasis(member.input.sun, nowS, target) };
       if (settings.mode === 'surplus' && !settings.dryRun) {
         planning.state.units.forEach((u, i) => { if (planning.state.plan[i].on) planned.push({ start: u.start, end: u.end, watts: power }); });
         hasPlan = true;
@@ -166,12 +168,18 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
   return results;
 }
 
-/** Expected surplus for a modulating load's energy target (W): the last day's, less what plans before it take. */
-function surplusForecast(forecasts: Map<string, SurplusForecast>, site: SiteReading, settings: LoadSettings, loadChannels: number[], zone: string, planned: readonly PlannedDraw[]): (from: number, to: number) => number {
+/** Expected surplus for a modulating load's energy target (W): the forecast's or the last day's, less what plans before it take. */
+function surplusForecast(forecasts: Map<string, HistoryForecast>, site: SiteReading, settings: LoadSettings, loadChannels: number[], zone: string, planned: readonly PlannedDraw[], sun: SunInput | undefined, nowS: number): (from: number, to: number) => number {
+  const surplus = sunOrPersistence(forecasts, site, settings, loadChannels, zone, sun, nowS);
+  return (from, to) => Math.max(0, surplus(from, to) - plannedDraw(planned, from, to));
+}
+
+/** The surplus a load may expect (W): msg.forecast's sun minus the house where it reaches, else yesterday's surplus. */
+function sunOrPersistence(forecasts: Map<string, HistoryForecast>, site: SiteReading, settings: LoadSettings, loadChannels: number[], zone: string, sun: SunInput | undefined, nowS: number): (from: number, to: number) => number {
   const key = `${settings.channels.join(',')}|${loadChannels.join(',')}|${zone}`;
-  let forecast = forecasts.get(key);
-  if (!forecast && site.history) forecasts.set(key, (forecast = new SurplusForecast(site.history, settings.channels, loadChannels, zone)));
-  return (from, to) => Math.max(0, (forecast?.average(from, to) ?? 0) - plannedDraw(planned, from, to));
+  const persistence = forecastOf(forecasts, site.history, key, () => new SurplusForecast(lastDay(site.history ?? []), settings.channels, loadChannels, zone));
+  const house = sun ? forecastOf(forecasts, site.history, `house|${key}|${(settings.solarChannels ?? []).join(',')}`, () => new HouseForecast(site.history ?? [], settings.channels, settings.solarChannels ?? [], loadChannels)) : undefined;
+  return expectedSurplus({ persistence, house, sun, nowS });
 }
 
 /** Stale: the newest entry ever read (or, with none yet, the start) is older than staleAfter, whether reads fail or the device went quiet. */
@@ -219,13 +227,36 @@ function heldPower(settings: LoadSettings, memory: LoadMemory, draw: number, pow
   return Math.max(0, draw);
 }
 
-/** The forecasts built on one day's history (read once a day): kept with it, not built again at every evaluation. */
-const forecastCache = new WeakMap<readonly HistoryEntry[], Map<string, SurplusForecast>>();
-function forecastsOf(history: readonly HistoryEntry[] | undefined): Map<string, SurplusForecast> {
+type HistoryForecast = SurplusForecast | HouseForecast;
+/** The forecasts built on the history (read once a day): kept with it, not built again at every evaluation. */
+const forecastCache = new WeakMap<readonly HistoryEntry[], Map<string, HistoryForecast>>();
+function forecastsOf(history: readonly HistoryEntry[] | undefined): Map<string, HistoryForecast> {
   if (!history) return new Map();
   let cached = forecastCache.get(history);
   if (!cached) forecastCache.set(history, (cached = new Map()));
   return cached;
+}
+
+function forecastOf<T extends HistoryForecast>(cache: Map<string, HistoryForecast>, history: readonly HistoryEntry[] | undefined, key: string, build: () => T): T | undefined {
+  if (!history) return undefined;
+  let forecast = cache.get(key) as T | undefined;
+  if (!forecast) cache.set(key, (forecast = build()));
+  return forecast;
+}
+
+/** The last day of the history: yesterday's sun is the persistence forecast. */
+function lastDay(history: readonly HistoryEntry[]): HistoryEntry[] {
+  const newest = history.reduce((m, e) => Math.max(m, e.timestamp), -Infinity);
+  return history.filter((e) => e.timestamp > newest - 86_400);
+}
+
+/** What the plan's sun ran on: the forecast where it reaches a unit of the plan, else yesterday's sun. */
+function sunBasis(sun: SunInput | undefined, nowS: number, target: TargetState): SunBasis {
+  for (const u of target.units) {
+    const basis = basisOf(sun, nowS, u.start, u.end);
+    if (basis !== 'persistence') return basis;
+  }
+  return 'persistence';
 }
 
 /** Surplus a load of higher priority is planned to take (W), on a unit of the plan. */

@@ -8,8 +8,10 @@ import type { Evaluation, ShortEntry } from './types.js';
 export const STATUS_EVERY_MS = 300_000;
 /** Lets every node of one deploy join before the first shared read. */
 const FIRST_READ_DELAY_MS = 200;
-/** The surplus forecast of run targets reads the last day of 5-minute long energy once a day. */
+/** The surplus forecast of run targets reads the last week of 5-minute long energy once a day. */
 export const HISTORY_EVERY_MS = 86_400_000;
+/** A week (the API's longest 5-minute span): yesterday's sun, and the house on the same weekday. */
+const HISTORY_SPAN_S = 7 * 86_400;
 /** After a failed history read, the next try. */
 const HISTORY_RETRY_MS = 600_000;
 
@@ -254,12 +256,12 @@ export class SiteGroup {
     }
   }
 
-  /** The last day of 5-minute long energy (one request a day), for the surplus forecast of run targets. */
+  /** The last week of 5-minute long energy (one request a day), for the surplus and house forecasts of run targets. */
   private async readHistory(now: number, members: SiteMember[]): Promise<void> {
     const toTs = Math.floor(now / 1000 / 300) * 300;
     this.historyDueAt = now + HISTORY_RETRY_MS;
     try {
-      this.history = await this.client.getLongEnergy(this.deviceId, { fromTs: toTs - 86_400, toTs, granularity: '5m' }, { signal: this.aborter.signal, priority: 'normal' });
+      this.history = await this.client.getLongEnergy(this.deviceId, { fromTs: toTs - HISTORY_SPAN_S, toTs, granularity: '5m' }, { signal: this.aborter.signal, priority: 'normal' });
       this.historyDueAt = now + HISTORY_EVERY_MS;
     } catch (err) {
       if (this.aborter.signal.aborted || (isEnergyApiError(err) && err.code === 'ABORTED')) return;

@@ -3,6 +3,8 @@ import type { TargetPeriod } from '../planning/period.js';
 import type { PlanReason, UnitPlan } from '../planning/planner.js';
 import type { RunCount } from '../planning/runtime.js';
 import type { Unit } from '../planning/units.js';
+import type { SunBasis } from '../planning/sun.js';
+import type { DaySavings, NaiveSchedule, SavingsMemory } from '../planning/savings.js';
 import type { ModulationMemory, PowerSettings } from './modulation.js';
 import type { EnergyCount, EnergyPlan, EnergyTargetSettings } from '../planning/energy-target.js';
 
@@ -17,6 +19,8 @@ export interface LoadSettings {
   channels: number[];
   /** 0-based index of the channel that measures the load itself. */
   loadChannel?: number;
+  /** 0-based indexes of the measuring device's solar channels (by category), for the house's own draw. */
+  solarChannels?: number[];
   /** Rated power (W); 0 = unknown until learnt from loadChannel. */
   loadPower: number;
   onAbove: number;
@@ -53,6 +57,8 @@ export interface TargetSettings {
   minBlockS: number;
   maxPriceMicros?: number;
   cheapBelowMicros?: number;
+  /** The naive schedule the savings are measured against (default: a timer ending at `by`). */
+  naive?: NaiveSchedule;
 }
 
 /** A change sent to the device and not yet confirmed. */
@@ -87,6 +93,8 @@ export interface LoadMemory extends ModulationMemory {
   run?: RunCount;
   /** A block the plan started: it runs until `until` (node-clock ms) whatever a new price list says. */
   block?: { start: number; until: number; reason: PlanReason };
+  /** Today's running cost against the naive schedule's, and the last week of it. */
+  savings?: SavingsMemory;
 }
 
 /** The switch as the device reported it at this evaluation (absent when not read this time). */
@@ -179,4 +187,8 @@ export interface TargetState {
   nextStart?: number;
   /** No slot up to the deadline has a price yet (no price list, no tariff). */
   noPrices?: boolean;
+  /** Surplus mode: what the plan's sun runs on (msg.forecast, the last one, or yesterday's sun). */
+  sun?: SunBasis;
+  /** What running cost today against the naive schedule (with prices). */
+  savings?: DaySavings;
 }

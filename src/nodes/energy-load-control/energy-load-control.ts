@@ -12,7 +12,8 @@ import { parseCommand, type LoadCommand } from './command.js';
 import { persistentStore } from '../shared/context-store.js';
 import { forgetMemory, loadMemory, saveMemory } from './persist.js';
 import { evaluationMsg, outcomeMsg, statusOf, type LoadIds, type StatusWords } from './report.js';
-import { PlanOutput } from './plan-report.js';
+import { PlanOutput, planStatusParts } from './plan-report.js';
+import { LoadSun } from './sun.js';
 import { setpointFields, setpointMsg, setpointStatus } from './setpoint.js';
 import { LoadPricing } from './pricing.js';
 import { switchLoad, type SwitchContext } from './switching.js';
@@ -24,6 +25,9 @@ import type { LoadMemory, LoadSettings, SwitchReading } from '../../domain/site/
 interface LoadControlMsg extends NodeMessageInFlow {
   duration?: unknown;
   prices?: unknown;
+  forecast?: unknown;
+  forecastStale?: unknown;
+  currency?: unknown;
 }
 
 export = function (RED: NodeAPI): void {
@@ -45,7 +49,10 @@ export = function (RED: NodeAPI): void {
       return;
     }
     node.on('close', (removed: boolean, done: () => void) => {
-      if (removed) forgetMemory(node);
+      if (removed) {
+        forgetMemory(node);
+        LoadSun.forget(node);
+      }
       done();
     });
     const ids: LoadIds = { topic: def.name || parsed.switchId || parsed.deviceId, deviceId: parsed.deviceId, switchDeviceId: parsed.switchDeviceId, switchId: parsed.switchId, mode: parsed.settings.mode };
@@ -53,7 +60,11 @@ export = function (RED: NodeAPI): void {
     const target = parsed.settings.target;
     const energyTarget = parsed.settings.energyTarget;
     const pricing = target || energyTarget ? new LoadPricing(RED, node, store, parsed.tariffId) : undefined;
-    const ready = Promise.all([loadMemory(node, store).then((m) => { memory = { ...m, ...memory }; }), pricing?.ready]);
+    const sun = target || energyTarget ? new LoadSun(node, store) : undefined;
+    /** The currency of the last msg.prices (energy-price says AUD for Amber), where no tariff names one. */
+    let pricesCurrency: string | undefined;
+    const currency = (): string | undefined => pricing?.currency ?? pricesCurrency;
+    const ready = Promise.all([loadMemory(node, store).then((m) => { memory = { ...m, ...memory }; }), pricing?.ready, sun?.ready]);
     const planOutput = new PlanOutput();
     let settings: LoadSettings | undefined;
     let lastProblem: string | undefined;
@@ -103,7 +114,7 @@ export = function (RED: NodeAPI): void {
           else if (switchDevice) reading = relayReading(switchDevice, parsed.switchId);
           const problemWithTariff = pricing?.tariffProblem();
           if (problemWithTariff) problem(new ConfigError(problemWithTariff));
-          return { id: node.id, settings, memory, reading, faulty: actuator?.faulty, pricing: pricing?.forMember(measuring, rt.config) };
+          return { id: node.id, settings, memory, reading, faulty: actuator?.faulty, pricing: pricing?.forMember(measuring, rt.config), sun: sun?.input };
         } catch (err) {
           problem(err);
           return undefined;
@@ -130,12 +141,13 @@ export = function (RED: NodeAPI): void {
         // A flow's output 1 drives what it is wired to: a dry run sends nothing there.
         if (evaluation.setpoint?.changed && !settings.dryRun) send([setpointMsg(ids, evaluation), null]);
         send([null, { ...evaluationMsg(ids, evaluation, memory), ...setpointFields(evaluation) }]);
-        const plan = planOutput.next(ids, evaluation, pricing?.currency);
+        const plan = planOutput.next(ids, evaluation, currency());
         if (plan) send([null, null, plan]);
         // A read or the PATCH failed in this cycle: its red status stays until an evaluation goes through.
         if (problemAt !== undefined && problemAt >= evaluation.at) return patched;
         lastProblem = undefined;
         let status = statusOf(evaluation, memory, settings, words);
+        if (evaluation.target) status = { ...status, text: [status.text, ...planStatusParts(evaluation.target, currency(), words)].join(' · ') };
         if (evaluation.setpoint) status = setpointStatus(status, evaluation);
         else if (actuator && parsed.flow) {
           const how = words(`confirmBy_${parsed.flow.confirmBy}`);
@@ -193,9 +205,14 @@ export = function (RED: NodeAPI): void {
 
     rt.onInput<LoadControlMsg>(async ({ msg }) => {
       if (msg.topic === 'state') return feedback(msg.payload);
-      if (msg.prices === undefined) return run(parseCommand(msg.payload, msg.duration, clock()));
-      // A new price list (energy-price, or any msg.prices) re-plans now; its msg.payload is not a command.
+      if (msg.prices === undefined && msg.forecast === undefined) return run(parseCommand(msg.payload, msg.duration, clock()));
+      // A new price list or forecast (energy-price, energy-forecast, or any flow) re-plans now; its msg.payload is not a command.
       await ready;
+      if (msg.forecast !== undefined) {
+        LoadSun.accept(sun, msg.forecast, msg.forecastStale, Math.floor(clock() / 1000));
+        if (msg.prices === undefined) return run({ kind: 'evaluate' });
+      }
+      if (typeof msg.currency === 'string' && /^[A-Z]{3}$/.test(msg.currency)) pricesCurrency = msg.currency;
       try {
         LoadPricing.accept(pricing, msg.prices, Math.floor(clock() / 1000), rt.config?.timezone);
       } catch (err) {

@@ -2,7 +2,7 @@ import type { NodeMessage } from 'node-red';
 import { DateTime } from 'luxon';
 import { fromMicros } from '../../domain/pricing/money.js';
 import type { PlanReason } from '../../domain/planning/planner.js';
-import type { LoadIds } from './report.js';
+import type { LoadIds, StatusWords } from './report.js';
 import type { Evaluation, TargetState } from '../../domain/site/types.js';
 
 /** One slot of the plan as output 3 sends it: ready for a Dashboard 2 ui-chart (x = start in ms, y = price, series). */
@@ -47,7 +47,7 @@ export function planSlots(target: TargetState): PlanSlot[] {
 
 /** What makes the plan different for a flow: its slots, on/off and reasons, and whether it falls short. */
 export function planSignature(target: TargetState): string {
-  return JSON.stringify([target.period.end, target.shortS > 0, planSlots(target).map((s) => [s.end, s.price, s.planned, s.reason ?? ''])]);
+  return JSON.stringify([target.period.end, target.shortS > 0, target.sun ?? '', planSlots(target).map((s) => [s.end, s.price, s.planned, s.reason ?? ''])]);
 }
 
 /** Output 3: the plan for the rest of the period, whenever it changes. */
@@ -66,6 +66,9 @@ export function planMsg(ids: LoadIds, evaluation: Evaluation, target: TargetStat
     timestamp: evaluation.at,
   };
   if (currency) msg.currency = currency;
+  if (target.sun) msg.sun = target.sun;
+  const savings = savingsFields(target);
+  if (savings) msg.savings = savings;
   return msg as NodeMessage;
 }
 
@@ -87,6 +90,32 @@ export class PlanOutput {
     this.sent = signature;
     return target && changed ? planMsg(ids, evaluation, target, currency) : undefined;
   }
+}
+
+/** Today's saving (naive schedule's cost minus the load's, expected at the day's end) in the currency's words. */
+export function savedText(target: TargetState, currency: string | undefined): string | undefined {
+  const day = target.savings?.today;
+  if (!day || target.noPrices) return undefined;
+  return `${fromMicros(Math.round(day.naiveMicros - day.costMicros)).toFixed(2)}${currency ? ` ${currency}` : ''}`;
+}
+
+/** The savings on output 3: today (expected at its end) and the last finished days, in the currency. */
+export function savingsFields(target: TargetState): Record<string, unknown> | undefined {
+  const s = target.savings;
+  if (!s) return undefined;
+  const day = (d: { start: number; end: number; costMicros: number; naiveMicros: number }) => ({
+    start: d.start, end: d.end, cost: fromMicros(Math.round(d.costMicros)), naiveCost: fromMicros(Math.round(d.naiveMicros)), saved: fromMicros(Math.round(d.naiveMicros - d.costMicros)),
+  });
+  return { today: day(s.today), days: s.days.map(day) };
+}
+
+/** What the status adds for a plan: what its sun runs on (surplus mode) and today's saving. */
+export function planStatusParts(target: TargetState, currency: string | undefined, words: StatusWords): string[] {
+  const parts: string[] = [];
+  if (target.sun) parts.push(words(`sun_${target.sun}`));
+  const saved = savedText(target, currency);
+  if (saved !== undefined) parts.push(words('saved', { amount: saved }));
+  return parts;
 }
 
 /** The status's target part: run time so far / target, and the next planned start or how short it falls. */

@@ -1,6 +1,7 @@
 import type { NodeMessage, NodeStatus } from 'node-red';
 import { fromMicros } from '../../domain/pricing/money.js';
 import { targetStatus } from './plan-report.js';
+import type { SunBasis } from '../../domain/planning/sun.js';
 import type { Evaluation, LoadMemory, LoadState, Mode, Outcome, Reason } from '../../domain/site/types.js';
 
 /** Fields every output message carries, so a flow knows which load spoke. */
@@ -78,7 +79,7 @@ function duration(s: number): string {
 }
 
 /** Words of the status, from the node's message catalogue: a reason, or override/hold/dryRun. */
-export type StatusWords = (key: Reason | SignalWord | 'override' | 'hold' | 'dryRun' | 'short' | 'next' | 'waitingForSlots' | 'pricesRefused' | 'unconfirmedShort' | 'confirmBy_feedback' | 'confirmBy_draw' | 'confirmBy_time', values?: Record<string, string>) => string;
+export type StatusWords = (key: Reason | SignalWord | 'override' | 'hold' | 'dryRun' | 'short' | 'next' | 'waitingForSlots' | 'pricesRefused' | 'unconfirmedShort' | 'confirmBy_feedback' | 'confirmBy_draw' | 'confirmBy_time' | 'saved' | `sun_${SunBasis}`, values?: Record<string, string>) => string;
 type SignalWord = 'signalSurplus' | 'signalDeficit' | 'signalImport' | 'signalExport';
 
 /**

@@ -2,6 +2,7 @@ import { checkDeviceId, EnergyApiError, type Device } from '../../api/index.js';
 import { parseMicros } from '../../domain/pricing/money.js';
 import { switchIdFor } from '../../domain/site/switch-command.js';
 import { parseBy } from '../../domain/planning/period.js';
+import { NAIVE_SCHEDULES, type NaiveSchedule } from '../../domain/planning/savings.js';
 import { channelIndex } from '../../domain/site/signal.js';
 import { COMMAND_FORMS, CONFIRM_BYS, type ActuatorKind, type CommandForm, type ConfirmBy } from '../../domain/site/actuator.js';
 import type { FailSafe, LoadSettings, Mode, TargetSettings } from '../../domain/site/types.js';
@@ -34,6 +35,8 @@ export interface LoadControlDef extends PowerDef {
   minBlock?: string | number;
   maxPrice?: string | number;
   cheapBelow?: string | number;
+  /** The naive schedule the savings are measured against: `timer` (ending at by, the default) or `start`. */
+  naive?: string;
   tariff?: string;
   actuator?: string;
   commandForm?: string;
@@ -46,6 +49,8 @@ export const DEFAULTS = { margin: 200, window: 300, minOn: 300, minOff: 300, max
 export const SWITCH_TIMEOUT_S = 180;
 /** Grid connect (spec: import positive, export negative). */
 const GRID_CONNECT = 1;
+/** Channel categories that measure the sun: Solar generation, Hybrid solar & battery system. */
+const SOLAR_CATEGORIES = [5, 12];
 const MODES: readonly Mode[] = ['threshold', 'surplus', 'peak', 'price'];
 const DAY_S = 86400;
 const FAIL_SAFES: readonly FailSafe[] = ['hold', 'open', 'closed'];
@@ -177,7 +182,13 @@ function parseTarget(def: LoadControlDef, mode: Mode): TargetSettings | undefine
   } catch (err) {
     throw EnergyApiError.invalid((err as Error).message);
   }
-  return { runForS, byMinute, minBlockS: num(def.minBlock, 'minBlock (s)', DEFAULTS.minBlock), maxPriceMicros, cheapBelowMicros };
+  return { runForS, byMinute, minBlockS: num(def.minBlock, 'minBlock (s)', DEFAULTS.minBlock), maxPriceMicros, cheapBelowMicros, naive: naiveOf(def.naive) };
+}
+
+function naiveOf(value: string | undefined): NaiveSchedule {
+  if (value === undefined || value === '') return 'timer';
+  if (!NAIVE_SCHEDULES.includes(value as NaiveSchedule)) throw EnergyApiError.invalid(`naive "${String(value).slice(0, 10)}" is not a schedule: timer (ending at by) or start (at the start of the day)`);
+  return value as NaiveSchedule;
 }
 
 /** The settings with channels as indexes: the ones given, else the device's Grid connect channel. */
@@ -195,5 +206,6 @@ export function resolveSettings(parsed: ParsedDef, device: Device): LoadSettings
     channels = [grid];
   }
   const loadChannel = parsed.loadChannel === undefined ? undefined : index(parsed.loadChannel);
-  return { ...parsed.settings, channels, loadChannel };
+  const solarChannels = device.channels.flatMap((c, i) => (SOLAR_CATEGORIES.includes(c.categoryId) ? [i] : []));
+  return { ...parsed.settings, channels, loadChannel, solarChannels };
 }

@@ -51,7 +51,7 @@ export class ForecastLimits {
     const remaining = Math.max(0, limit - times.length);
     const headers: Record<string, string> = { 'X-Ratelimit-Period': '3600', 'X-Ratelimit-Limit': String(limit), 'X-Ratelimit-Remaining': String(remaining) };
     if (ok) return { ok, headers, remaining };
-    const retryAt = Math.ceil(times[0] + 3600);
+    const retryAt = Math.ceil((times[0] ?? now) + 3600);
     headers['X-Ratelimit-Retry-At'] = new Date(retryAt * 1000).toISOString().replace('.000Z', '+00:00');
     return { ok, headers, remaining, retryAt };
   }

@@ -1,0 +1,109 @@
+/**
+ * Asks one forecast source and reads its answer into the one shape: the request and the reading are each
+ * provider's (forecast-solar.ts, solcast.ts, open-meteo.ts); the HTTP path, the gate after a 429 and the errors are
+ * shared (http.ts). Errors never carry the key (it is named by its last 5 characters).
+ */
+import { EnergyApiError, describeKey, redactKey } from '../../api/errors.js';
+import { FORECAST_SOLAR_NAME, FORECAST_SOLAR_URL, forecastSolarRequest, forecastSolarRetryAt, readForecastSolar } from './forecast-solar.js';
+import { block, blockedUntil, checkBaseUrl, gateId, getJson, unblock, type HttpAnswer } from './http.js';
+import { OPEN_METEO_NAME, OPEN_METEO_URL, openMeteoRequest, readOpenMeteo } from './open-meteo.js';
+import { SOLCAST_NAME, SOLCAST_URL, readSolcast, solcastRequest, solcastRetryAt } from './solcast.js';
+import type { ForecastSource, ReadForecast, SourceSettings } from './types.js';
+
+export const DEFAULT_URLS: Record<ForecastSource, string> = { 'forecast.solar': FORECAST_SOLAR_URL, solcast: SOLCAST_URL, 'open-meteo': OPEN_METEO_URL };
+export const SOURCE_NAMES: Record<ForecastSource, string> = { 'forecast.solar': FORECAST_SOLAR_NAME, solcast: SOLCAST_NAME, 'open-meteo': OPEN_METEO_NAME };
+
+export interface FetchOptions {
+  /** Node clock, ms. */
+  nowMs: number;
+  signal?: AbortSignal;
+}
+
+interface Request {
+  url: string;
+  params: Record<string, string | number>;
+  headers?: Record<string, string>;
+}
+
+function requestOf(s: SourceSettings): Request {
+  if (s.source === 'forecast.solar') return forecastSolarRequest(s);
+  if (s.source === 'solcast') return solcastRequest(s);
+  return openMeteoRequest(s);
+}
+
+function readAnswer(s: SourceSettings, body: unknown): ReadForecast | undefined {
+  if (s.source === 'forecast.solar') return readForecastSolar(body);
+  if (s.source === 'solcast') return readSolcast(body);
+  return readOpenMeteo(body, s);
+}
+
+/** When the source lets this key or address ask again after a 429 (node-clock ms). */
+function retryAt(s: SourceSettings, answer: HttpAnswer, nowMs: number): number {
+  if (s.source === 'forecast.solar') return forecastSolarRetryAt(answer.headers, nowMs);
+  if (s.source === 'solcast') return solcastRetryAt(nowMs);
+  const reason = (answer.body as { reason?: unknown } | undefined)?.reason;
+  return typeof reason === 'string' && /daily/i.test(reason) ? solcastRetryAt(nowMs) : nowMs + 60_000;
+}
+
+/** What the provider said in its error body, shortened and without the key. */
+function said(body: unknown, apiKey: string | undefined): string | undefined {
+  const b = (body ?? {}) as Record<string, unknown>;
+  const nested = (b.response_status ?? b.message) as Record<string, unknown> | string | undefined;
+  const text = typeof b.reason === 'string' ? b.reason
+    : typeof nested === 'string' ? nested
+    : nested && typeof nested === 'object' && typeof nested.message === 'string' ? nested.message
+    : nested && typeof nested === 'object' && typeof nested.text === 'string' ? nested.text : undefined;
+  return text ? redactKey(text, apiKey).slice(0, 200) : undefined;
+}
+
+const clock = (ms: number): string => new Date(ms).toISOString().slice(11, 16);
+
+export async function fetchForecast(s: SourceSettings, options: FetchOptions): Promise<ReadForecast> {
+  const name = SOURCE_NAMES[s.source];
+  const base = checkBaseUrl(s.baseUrl || DEFAULT_URLS[s.source], name);
+  const settings = { ...s, baseUrl: base };
+  const gate = gateId(s.source, base, s.source === 'solcast' ? s.apiKey : '');
+  const blocked = blockedUntil(gate, options.nowMs);
+  const who = s.source === 'solcast' ? `key ${describeKey(s.apiKey)}` : 'this address';
+  if (blocked > 0) {
+    throw new EnergyApiError({
+      status: 0, code: 'RATE_LIMITED', sent: false, method: 'GET',
+      message: `${name}'s limit for ${who} is spent: nothing is sent before ${clock(blocked)} UTC (the last good forecast stays in use)`,
+      rateLimit: { remaining: 0, resetAt: Math.ceil(blocked / 1000) },
+    });
+  }
+  const request = requestOf(settings);
+  const path = new URL(request.url).pathname;
+  const answer = await getJson(request.url, { params: request.params, headers: request.headers, signal: options.signal, secret: s.apiKey, provider: name });
+  const apiMessage = said(answer.body, s.apiKey);
+  if (answer.status === 429) {
+    const until = retryAt(settings, answer, options.nowMs);
+    block(gate, until);
+    throw new EnergyApiError({
+      status: 429, code: 'TOO_MANY_REQUESTS', method: 'GET', path, apiMessage,
+      message: `429: ${name}'s limit for ${who} is reached; nothing is sent before ${clock(until)} UTC${apiMessage ? ` (${apiMessage})` : ''}`,
+      rateLimit: { remaining: 0, resetAt: Math.ceil(until / 1000) },
+    });
+  }
+  if (answer.status !== 200) {
+    const meaning: Record<number, string> = {
+      400: `${name} refused the request (check the location and plane)`,
+      401: s.source === 'solcast' ? `Solcast did not accept the API key ${describeKey(s.apiKey)}` : `${name} asks for a key`,
+      403: s.source === 'solcast' ? `Solcast did not accept the API key ${describeKey(s.apiKey)} for this site` : `${name} refused the request`,
+      404: s.source === 'solcast' ? 'Solcast knows no rooftop site with this id (check the resource id)' : `${name} has no such address (check the API address)`,
+    };
+    throw new EnergyApiError({
+      status: answer.status, code: `HTTP_${answer.status}`, method: 'GET', path, apiMessage,
+      message: `${answer.status}: ${meaning[answer.status] ?? `${name} answered with an error`}${apiMessage ? ` (${apiMessage})` : ''}`,
+    });
+  }
+  unblock(gate);
+  const read = readAnswer(settings, answer.body);
+  if (!read || read.periods.length === 0) {
+    throw new EnergyApiError({
+      status: 200, code: 'BAD_RESPONSE', method: 'GET', path,
+      message: `${name} answered without a forecast it could read${read ? ` (${read.gaps} periods without a number)` : ''}`,
+    });
+  }
+  return read;
+}
