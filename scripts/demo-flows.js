@@ -25,6 +25,9 @@ const DISABLED_IN_DEMO = [
   'Three loads by priority on solar surplus', 'Hot water on solar surplus',
   'Peak limit - shed loads above a site limit', 'Switch a load on a power threshold', 'Switch control',
   'Home Assistant via MQTT',
+  // They drive a device on the user's network (a Shelly, a go-eCharger) or Home Assistant over MQTT.
+  'Hot water on a Shelly relay, measured by a 6M without switches', 'EV charger following the solar surplus (go-e)',
+  'Any Home Assistant switch through MQTT',
   'Hot water - solar first, cheapest slots otherwise, 3 h by 5 pm', 'Pool pump - 4 h a day in the cheapest slots',
   // They need a database server the demo does not start.
   'Write to InfluxDB', 'Write to PostgreSQL',

@@ -127,13 +127,15 @@ export function planEnergy(input: EnergyPlanInput): EnergyPlan {
   const solarW = (u: Unit): number => (u.surplusW >= input.minW ? Math.min(input.maxW, u.surplusW) : 0);
   const surplusWh = units.reduce((sum, u) => sum + (solarW(u) * (u.end - u.start)) / 3600, 0);
   const gridOn = units.map(() => false);
+  const running = input.setpointW > 0;
   let rest = needWh - surplusWh;
   let gridWh = 0;
   const buyable = units
     .map((u, i) => ({ u, i, price: u.importMicros ?? UNPRICED - u.start / 1e6 }))
     .filter(({ u }) => u.importMicros === null || input.settings.maxPriceMicros === undefined || u.importMicros <= input.settings.maxPriceMicros)
-    // Of equal prices the later unit first: next to the cheap block that comes later, in one run instead of two.
-    .sort((a, b) => a.price - b.price || b.u.start - a.u.start);
+    // Of equal prices the unit now first while the load runs (it finishes what it started rather than stop and come
+    // back), else the later unit first: next to the cheap block that comes later, in one run instead of two.
+    .sort((a, b) => a.price - b.price || (running ? Number(b.i === 0) - Number(a.i === 0) : 0) || b.u.start - a.u.start);
   for (const { u, i } of buyable) {
     if (rest <= 0) break;
     const wh = ((GRID_SHARE * input.maxW - solarW(u)) * (u.end - u.start)) / 3600;
