@@ -2,15 +2,15 @@
 // The floors of src/ (docs/architecture.md), checked from the imports of every TypeScript file:
 //   - a node folder (src/nodes/<node>/) imports no other node folder (src/nodes/shared/ is not a node);
 //   - src/nodes/shared/ imports no node folder and names no node type in its code;
-//   - src/api/ imports nothing of the package outside itself; src/api/, the domain floor (src/domain/) and the
-//     price sources (src/prices/) import neither src/nodes/ nor Node-RED (`node-red`, `@node-red/*`).
+//   - src/api/ imports nothing of the package outside itself; src/api/, the domain floor (src/domain/), the
+//     price sources (src/prices/) and Home Assistant's client (src/ha/) import neither src/nodes/ nor Node-RED (`node-red`, `@node-red/*`).
 // `node scripts/check-layout.js` prints what breaks a rule and exits 1 when anything does; the unit suite
 // runs the same check (test/layout.test.js).
 const fs = require('node:fs');
 const path = require('node:path');
 
 const REPO = path.resolve(__dirname, '..');
-const LOWER_FLOORS = ['api', 'domain', 'prices'];
+const LOWER_FLOORS = ['api', 'domain', 'prices', 'ha'];
 
 function listTs(dir) {
   if (!fs.existsSync(dir)) return [];

@@ -29,6 +29,7 @@ const DISABLED_IN_DEMO = [
   'Hot water on a Shelly relay, measured by a 6M without switches', 'EV charger following the solar surplus (go-e)',
   'Any Home Assistant switch through MQTT',
   'Hot water - solar first, cheapest slots otherwise, 3 h by 5 pm', 'Pool pump - 4 h a day in the cheapest slots',
+  "Hot water on tomorrow's sun and prices",
   // They need a database server the demo does not start.
   'Write to InfluxDB', 'Write to PostgreSQL',
 ];

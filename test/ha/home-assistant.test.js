@@ -17,6 +17,7 @@ const BRIDGE_TOPIC = `${BASE}/bridge/availability`;
 const KEEPALIVE_S = 15;
 const SOLAR_HOME = SIM_DEVICES.switch6M3SW;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const firstOwnOf = (short, id) => Math.min(...(short[id] ?? []).map((r) => r.start / 1000));
 
 async function until(condition, what, ms = 30000) {
   const end = Date.now() + ms;
@@ -28,8 +29,26 @@ async function until(condition, what, ms = 30000) {
   }
 }
 
-/** The flow: the key, Node-RED's core mqtt-broker with the Last Will the node's help asks for, and (unless `without`) energy-mqtt. */
-function flow(nr, brokerPort, { withMqtt = true } = {}) {
+/**
+ * The flow: the key, Node-RED's core mqtt-broker with the Last Will the node's help asks for, and (unless `withMqtt`
+ * is false) energy-mqtt; with `history`, its history import into `history.url` and, to drive and watch it from the
+ * test, POST /import (a msg "import history"; 200 once done, 500 with the error) and GET /status (its last status).
+ */
+function flow(nr, brokerPort, { withMqtt = true, history } = {}) {
+  const drive = history ? [
+    { id: 'in', type: 'http in', z: 'tab', url: '/import', method: 'post', x: 100, y: 200, wires: [['cmd']] },
+    { id: 'cmd', type: 'change', z: 'tab', rules: [{ t: 'set', p: 'payload', pt: 'msg', to: 'import history', tot: 'str' }], x: 250, y: 200, wires: [['ha']] },
+    { id: 'complete', type: 'complete', z: 'tab', scope: ['ha'], uncaught: false, x: 100, y: 260, wires: [['ok']] },
+    { id: 'ok', type: 'change', z: 'tab', rules: [{ t: 'set', p: 'payload', pt: 'msg', to: 'done', tot: 'str' }], x: 250, y: 260, wires: [['res']] },
+    { id: 'catch', type: 'catch', z: 'tab', scope: ['ha'], uncaught: false, x: 100, y: 320, wires: [['failed']] },
+    { id: 'failed', type: 'change', z: 'tab', rules: [{ t: 'set', p: 'payload', pt: 'msg', to: 'error.message', tot: 'msg' }, { t: 'set', p: 'statusCode', pt: 'msg', to: '500', tot: 'num' }], x: 250, y: 320, wires: [['res']] },
+    { id: 'res', type: 'http response', z: 'tab', x: 400, y: 260, wires: [] },
+    { id: 'status', type: 'status', z: 'tab', scope: ['ha'], x: 100, y: 380, wires: [['keep']] },
+    { id: 'keep', type: 'change', z: 'tab', rules: [{ t: 'set', p: 'lastStatus', pt: 'flow', to: 'status', tot: 'msg' }], x: 250, y: 380, wires: [[]] },
+    { id: 'sin', type: 'http in', z: 'tab', url: '/status', method: 'get', x: 100, y: 440, wires: [['sget']] },
+    { id: 'sget', type: 'change', z: 'tab', rules: [{ t: 'set', p: 'payload', pt: 'msg', to: 'lastStatus', tot: 'flow' }], x: 250, y: 440, wires: [['sres']] },
+    { id: 'sres', type: 'http response', z: 'tab', x: 400, y: 440, wires: [] },
+  ] : [];
   return [
     { id: 'tab', type: 'tab', label: 'Home Assistant' },
     { id: 'api', type: 'energy-api', name: 'sim', baseUrl: nr.simulator.baseUrl, tps: 20, tpd: 100000, timezone: '', configVersion: 1, credentials: { apiKey: nr.simulator.keys.full } },
@@ -41,7 +60,9 @@ function flow(nr, brokerPort, { withMqtt = true } = {}) {
     ...(withMqtt ? [{
       id: 'ha', type: 'energy-mqtt', z: 'tab', name: '', api: 'api', broker: 'broker', devices: '', discovery: true, discoveryPrefix: PREFIX,
       baseTopic: BASE, interval: 60, energyInterval: 300, configVersion: 1, x: 200, y: 100, wires: [],
+      ...(history ? { history: history.days, haUrl: history.url, credentials: { haToken: history.token } } : {}),
     }] : []),
+    ...drive,
   ];
 }
 
@@ -79,8 +100,8 @@ describe(`energy-mqtt on a real Home Assistant`, function () {
     await broker?.close();
   });
 
-  async function deploy(withMqtt = true) {
-    await admin(nr.editorUrl, 'POST', 'flows', { flows: flow(nr, broker.port, { withMqtt }) });
+  async function deploy(withMqtt = true, history = undefined) {
+    await admin(nr.editorUrl, 'POST', 'flows', { flows: flow(nr, broker.port, { withMqtt, history }) });
   }
 
   /** Discovery payloads as last published (an empty one removes the device). */
@@ -155,10 +176,11 @@ describe(`energy-mqtt on a real Home Assistant`, function () {
       }, `HA to show ${target} pending`);
       assert.notEqual(pending.state, haState, 'HA does not show the new state before the device confirms');
       sim.control.reportNow(SOLAR_HOME);
+      // State and attributes are two MQTT messages: HA shows the state first, then nothing pending.
       const done = await until(async () => {
         const s = await ha.state(entityId);
-        return s?.state === haState ? s : undefined;
-      }, `HA to show ${haState} once confirmed`);
+        return s?.state === haState && s.attributes.pending === null ? s : undefined;
+      }, `HA to show ${haState} once confirmed, nothing pending`);
       assert.equal(done.attributes.pending, null, 'nothing pending once confirmed');
     }
   });
@@ -196,6 +218,121 @@ describe(`energy-mqtt on a real Home Assistant`, function () {
     }, 'HA\'s first statistics compile (every 5 minutes)', 330000);
     console.log(`      energy/validate clean after ${((Date.now() - waited) / 1000).toFixed(0)} s (HA's first statistics compile)`);
     assert.deepEqual(issuesOf(result), []);
+  });
+
+  /** POST /import of the history flow: { status, text } once the node's "import history" is done or failed. */
+  async function importNow() {
+    // The flow's http endpoint is there once the deploy has started the new flow.
+    return until(async () => {
+      const res = await fetch(new URL('import', nr.editorUrl), { method: 'POST' });
+      return res.status === 404 ? undefined : { status: res.status, text: await res.text() };
+    }, 'POST /import of the deployed flow');
+  }
+  const nodeStatus = async () => (await (await fetch(new URL('status', nr.editorUrl))).json());
+  const HISTORY_DAYS = 8;
+  const statsOf = async (ids, start, period = 'hour') => ha.ws.call({
+    type: 'recorder/statistics_during_period', start_time: new Date(start * 1000).toISOString(), statistic_ids: ids, period, types: ['state', 'sum'], units: { energy: 'kWh' },
+  });
+  /** The solar home's energy sensors HA records (discovered, enabled): { total, entityId }. */
+  async function solarHomeEnergy() {
+    const p = discovered().find((x) => x.dev.identifiers[0] === `energy_api_${SOLAR_HOME}`);
+    const out = [];
+    for (const [total, c] of Object.entries(p.cmps)) {
+      if (c.device_class !== 'energy' || c.enabled_by_default === false) continue;
+      out.push({ total, entityId: await entityIdOf(c.unique_id) });
+    }
+    return out;
+  }
+
+  it('imports the devices\' past energy into HA\'s long-term statistics: every hour, daily sums equal to the service\'s within 1 Wh, no jump where HA\'s own begin; a second import changes nothing', async function () {
+    this.timeout(300000);
+    const sensors = await solarHomeEnergy();
+    const ids = sensors.map((s) => s.entityId);
+    const started = Date.now();
+    await deploy(true, { days: HISTORY_DAYS, url: ha.url, token: ha.token });
+    const done = await importNow();
+    assert.equal(done.status, 200, done.text);
+    console.log(`      import of ${HISTORY_DAYS} days of ${Object.keys(SIM_DEVICES).length - 2} devices: ${((Date.now() - started) / 1000).toFixed(1)} s; status "${(await nodeStatus()).text}"`);
+    assert.match((await nodeStatus()).text, /history: \d+ h imported/);
+
+    // HA's recorder writes an import after it answered: wait for the rows to settle.
+    const sim = nr.simulator;
+    const nowS = Math.floor(sim.control.now());
+    const fromS = Math.floor((nowS - HISTORY_DAYS * 86400) / 3600) * 3600;
+    let imported;
+    let last = '';
+    await until(async () => {
+      imported = await statsOf(ids, fromS - 3600);
+      const shown = JSON.stringify(imported);
+      const stable = shown === last && ids.every((id) => (imported[id] ?? []).length > 24 * (HISTORY_DAYS - 1));
+      last = shown;
+      if (!stable) await sleep(500);
+      return stable;
+    }, 'the imported hours in HA', 60000);
+    const short = await statsOf(ids, nowS - 86400, '5minute');
+
+    // The service's own figures for the same period, read here with a client of the test's.
+    const { EnergyApiClient } = require('../../dist/api');
+    const { energyLayout, recordEnergy } = require('../../dist/domain/site/energy-totals.js');
+    const client = new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: sim.keys.full, tps: 20, now: () => sim.control.now() * 1000 });
+    const device = await client.getDevice(SOLAR_HOME);
+    const layout = energyLayout(device);
+    const records = await client.getLongEnergy(SOLAR_HOME, { fromTs: fromS - 300, toTs: nowS + 300, granularity: '5m' });
+    /** The service's energy of a total between two times (Wh; negative when `to` is before `from`). */
+    const serviceWh = (total, from, to) => (to < from ? -1 : 1) * records.filter((r) => r.timestamp > Math.min(from, to) && r.timestamp <= Math.max(from, to))
+      .reduce((a, r) => a + (recordEnergy(r, layout)[total] ?? 0), 0) / 3600;
+
+    let days = 0;
+    for (const { total, entityId } of sensors) {
+      const rows = imported[entityId].map((r) => ({ start: r.start / 1000, sum: r.sum, state: r.state }));
+      const firstOwnShort = (short[entityId] ?? []).map((r) => r.start / 1000).sort((a, b) => a - b)[0];
+      assert.ok(firstOwnShort, `${entityId} has HA's own 5-minute statistics`);
+      const meeting = Math.floor(firstOwnShort / 3600) * 3600;
+      const byStart = new Map(rows.map((r) => [r.start, r]));
+      // Every hour from the range's start to where HA's own statistics begin is there, once.
+      for (let h = fromS; h < meeting; h += 3600) assert.ok(byStart.has(h), `${entityId}: hour ${new Date(h * 1000).toISOString()} imported`);
+      // Daily sums (UTC days, HA's time zone here) equal the service's within 1 Wh.
+      for (let day = Math.ceil(fromS / 86400) * 86400; day + 86400 <= meeting; day += 86400) {
+        const ha = (byStart.get(day + 86400 - 3600).sum - byStart.get(day - 3600).sum) * 1000;
+        const wh = serviceWh(total, day, day + 86400);
+        assert.ok(Math.abs(ha - wh) <= 1, `${entityId} on ${new Date(day * 1000).toISOString().slice(0, 10)}: HA ${ha.toFixed(2)} Wh, service ${wh.toFixed(2)} Wh`);
+        days += 1;
+      }
+      // Where HA's own statistics begin: its first 5-minute row's sum less the last imported hour's is the energy of that
+      // stretch as the live total had counted it then (its read lags the records by up to ~10 minutes), not a jump.
+      const ownShort = short[entityId].find((r) => r.start / 1000 === firstOwnShort);
+      const joined = (ownShort.sum - byStart.get(meeting - 3600).sum) * 1000;
+      const upTo = serviceWh(total, meeting, firstOwnShort + 300);
+      const lagged = serviceWh(total, meeting, firstOwnShort + 300 - 1200);
+      assert.ok(joined <= upTo + 0.5 && joined >= lagged - 0.5, `${entityId} where HA's own begin: ${joined.toFixed(2)} Wh, the service ${lagged.toFixed(2)} to ${upTo.toFixed(2)} Wh`);
+    }
+    assert.ok(days >= 5 * sensors.length, `${days} sensor-days compared`);
+
+    // Importing again writes nothing: HA's rows are the same.
+    const again = await importNow();
+    assert.equal(again.status, 200, again.text);
+    await sleep(1500);
+    const after = await statsOf(ids, fromS - 3600);
+    for (const id of ids) {
+      const strip = (rows) => rows.filter((r) => r.start / 1000 < Math.floor(firstOwnOf(short, id) / 3600) * 3600);
+      assert.deepEqual(strip(after[id]), strip(imported[id]), `${id} unchanged by a second import`);
+    }
+  });
+
+  it('a wrong access token: the import fails with a clear error and a red status, nothing written, the token nowhere in them', async function () {
+    const wrong = `${ha.token.slice(0, -8)}WRONGtok`;
+    await deploy(true, { days: HISTORY_DAYS, url: ha.url, token: wrong });
+    const res = await importNow();
+    assert.equal(res.status, 500);
+    assert.match(res.text, /Home Assistant refused the access token …NGtok/);
+    assert.ok(!res.text.includes(wrong.slice(0, 20)), 'the token is not in the error');
+    const status = await until(async () => { const s = await nodeStatus(); return s?.fill === 'red' ? s : undefined; }, 'a red status');
+    assert.match(status.text, /history import failed: HA: auth invalid|Home Assistant refused the access token/);
+    assert.ok(!JSON.stringify(status).includes(wrong.slice(0, 20)));
+    assert.ok(!nr.logs.join('\n').includes(wrong.slice(0, 20)), 'nor in Node-RED\'s log');
+    // The MQTT side goes on: the devices are back online in HA (the node is connected again after the deploy).
+    const ids = (await solarHomeEnergy()).map((x) => x.entityId);
+    await until(async () => (await Promise.all(ids.map((id) => ha.state(id)))).every((x) => x && x.state !== 'unavailable'), 'the entities available again');
   });
 
   it('a node removed from the flow removes its devices from HA', async function () {

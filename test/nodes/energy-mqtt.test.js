@@ -286,6 +286,8 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
       ['a device not on the key', { devices: `${DEV}, B300000000099` }, /B300000000099 is not one of the devices/],
       ['a malformed device id', { devices: 'kitchen' }, /kitchen/],
       ['an interval below 5 s', { interval: 2 }, /interval must be a number of seconds/],
+      ['history of a fraction of a day', { history: 1.5, haUrl: 'http://127.0.0.1:8123' }, /history must be a whole number of days/],
+      ['history without Home Assistant\'s address', { history: 30, haUrl: 'homeassistant.local' }, /Home Assistant address must be such as http/],
     ];
     for (const [what, props, message] of cases) {
       it(what, async function () {

@@ -64,7 +64,12 @@ export = function (RED: NodeAPI): void {
       if (freshness === 'last good') return rt.status(lastGoodStatus(problem === undefined ? words('kept') : shortReason(problem)));
       const parts = [words('energy', { today: out.todayKwh.toFixed(1), tomorrow: out.tomorrowKwh.toFixed(1) })];
       const c = out.calibration;
-      if (c?.after) parts.push(words(c.applied ? 'calibrated' : 'notApplied', { before: c.before.maeKwh.toFixed(1), after: c.after.maeKwh.toFixed(1), days: String(c.days) }));
+      const signed = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
+      if (c?.after) {
+        parts.push(words(c.applied ? 'calibrated' : 'notApplied', {
+          before: c.before.maeKwh.toFixed(1), after: c.after.maeKwh.toFixed(1), biasBefore: signed(c.before.biasKwh), biasAfter: signed(c.after.biasKwh), days: String(c.days),
+        }));
+      }
       else if (c) parts.push(words('calibrating', { days: String(c.days) }));
       if (out.gaps > 0) parts.push(words('gaps', { gaps: String(out.gaps) }));
       rt.status({ fill: 'green', shape: 'dot', text: parts.join(' · ') });

@@ -38,6 +38,11 @@ export function asBroker(node: unknown): MqttBrokerNode | undefined {
  * one base topic and one connection, so the bridge goes offline, or is cleared, only when the last of them leaves.
  */
 const announced = new Map<string, Set<BrokerLink>>();
+/**
+ * Every retained topic published by a node (by its id), across its redeploys: removed soon after a redeploy, before
+ * the new instance has published everything again (power comes at its first interval), it still clears them all.
+ */
+const publishedBy = new Map<string, Set<string>>();
 
 /** How long a close waits for the broker to take its last messages (offline, or the removal's empty payloads). */
 const CLOSE_WAIT_MS = 3000;
@@ -108,6 +113,9 @@ export class BrokerLink {
   publish(topic: string, payload: string, force = false): void {
     if (this.closed || (!force && this.latest.get(topic) === payload)) return;
     this.latest.set(topic, payload);
+    const ever = publishedBy.get(this.ref) ?? new Set<string>();
+    ever.add(topic);
+    publishedBy.set(this.ref, ever);
     if (this.up) this.send(topic, payload);
   }
 
@@ -143,11 +151,13 @@ export class BrokerLink {
     const lastOfBridge = wasAnnounced && sharing?.size === 0;
     if (lastOfBridge) announced.delete(this.bridgeKey());
     if (this.up && wasAnnounced) {
-      const own = [...this.latest.keys()].filter((t) => t !== this.availabilityTopic);
+      // Discovery first (this instance's own, in the order published), then what earlier instances published.
+      const own = [...new Set([...this.latest.keys(), ...(removed ? publishedBy.get(this.ref) ?? [] : [])])].filter((t) => t !== this.availabilityTopic);
       const last: Array<[string, string]> = removed ? own.map((t): [string, string] => [t, '']) : [];
       if (lastOfBridge) last.push([this.availabilityTopic, removed ? '' : 'offline']);
       await this.sendAll(last);
     }
+    if (removed) publishedBy.delete(this.ref);
     await new Promise<void>((resolve) => this.broker.deregister(this.user, resolve, removed));
   }
 

@@ -1,4 +1,5 @@
 import type { Device, SwitchState } from '../../api/index.js';
+import type { HistoryDevice } from '../../domain/site/ha-history-import.js';
 import type { SiteMember } from '../../domain/site/site.js';
 import type { LoadControlRegistry } from '../shared/load-control-registry.js';
 import type { BrokerLink } from './broker-link.js';
@@ -90,6 +91,13 @@ export class DeviceBridge {
     // A load-control node joined or left: its select and reason come or go with the device's discovery.
     this.loads.follow(() => this.publishDiscovery());
     void this.energy.read();
+  }
+
+  /** The device's energy sensors for the history import: each total, the unique id HA knows it by, and the live count. */
+  history(): HistoryDevice {
+    const payload = devicePayload(this.device, this.topics, [], this.host.bridge);
+    const sensors = Object.entries(payload.cmps).filter(([, c]) => c.device_class === 'energy').map(([total, c]) => ({ total, uniqueId: c.unique_id }));
+    return { device: this.device, sensors, totals: () => this.energy.counted() };
   }
 
   /** Resolves once the energy read in progress (if any) has ended. */

@@ -52,6 +52,11 @@ export class DeviceEnergy {
     return this.reading ?? Promise.resolve();
   }
 
+  /** The totals as counted and published (undefined until the first read went through). */
+  counted(): TotalsState | undefined {
+    return this.published ? this.state : undefined;
+  }
+
   /** Every total and its attributes, as last counted (only once the first read went through). */
   publish(): void {
     if (!this.published) return;

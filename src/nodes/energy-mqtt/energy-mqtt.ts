@@ -19,6 +19,7 @@ import { parseSettings, type EnergyMqttDef, type MqttSettings } from './settings
 import { bridgeIdentifier, bridgePayload, type BridgeInfo } from './discovery.js';
 import { bridgeAvailabilityTopic, discoveryTopic, haStatusTopic, keyBudgetTopic } from './topics.js';
 import { TotalsStore } from './totals-store.js';
+import { HistoryRunner } from './history.js';
 
 /** As energy-switch-control's default: a switch command not confirmed by then is reported as such. */
 const SWITCH_TIMEOUT_S = 180;
@@ -29,7 +30,7 @@ const FIRST_CONNECT_MS = 10_000;
 let warnedNoStore = false;
 
 export = function (RED: NodeAPI): void {
-  function EnergyMqttNode(this: Node, def: EnergyMqttDef): void {
+  function EnergyMqttNode(this: Node & { credentials?: { haToken?: string } }, def: EnergyMqttDef): void {
     RED.nodes.createNode(this, def);
     def = upgradeSavedConfig(this, def, migrations);
     const node = this;
@@ -64,6 +65,13 @@ export = function (RED: NodeAPI): void {
     let fatal: unknown;
     const bridge: BridgeInfo = { keyHint: client.key, availabilityTopic: bridgeAvailabilityTopic(settings.baseTopic) };
     const budgetTopic = keyBudgetTopic(settings.baseTopic, client.key);
+    const token = node.credentials?.haToken?.trim() ?? '';
+    // History set but no token yet (an example just imported): the import waits for one, and the status says so.
+    if (settings.historyDays > 0 && !token) status.historyShow('status.historyNoToken');
+    const history = settings.historyDays > 0 && token ? new HistoryRunner({
+      node, store, client: () => rt.client(), call: rt.call, now: rt.now, settings, token, status,
+      devices: () => bridges.map((b) => b.history()), setTimer: (fn, ms) => rt.setTimer(fn, ms), closed: () => rt.closed,
+    }) : undefined;
     const link = new BrokerLink(broker, node.id, {
       up: () => status.up(),
       down: () => status.down(),
@@ -108,6 +116,11 @@ export = function (RED: NodeAPI): void {
           rt.onClose(() => group.leave(bridge.member));
         }
         status.show();
+        if (history) {
+          // The import chains on the live totals: it starts once every device's first energy read has gone through.
+          await Promise.all(bridges.map((b) => b.settled()));
+          if (!rt.closed) history.schedule();
+        }
       } catch (err) {
         if (rt.closed) return;
         if (isPermanent(err)) {
@@ -136,11 +149,16 @@ export = function (RED: NodeAPI): void {
 
     rt.onInput<NodeMessageInFlow>(async ({ msg }) => {
       const command = typeof msg.payload === 'string' ? msg.payload.trim().toLowerCase() : '';
-      if (command !== 'refresh' && command !== 'republish') {
-        throw EnergyApiError.invalid(`msg.payload ${describeValue(msg.payload)} is not a command: send "refresh" (read now) or "republish" (send discovery and every state again)`);
+      if (command !== 'refresh' && command !== 'republish' && command !== 'import history') {
+        throw EnergyApiError.invalid(`msg.payload ${describeValue(msg.payload)} is not a command: send "refresh" (read now), "republish" (send discovery and every state again) or "import history"`);
       }
       await started;
       if (fatal) throw fatal;
+      if (command === 'import history') {
+        if (!history) throw EnergyApiError.invalid(settings.historyDays > 0 ? 'the history import needs Home Assistant\'s access token: enter a long-lived access token (HA profile → Security) as HA token' : 'the history import is off: set History (days), the Home Assistant address and its access token');
+        await Promise.all(bridges.map((b) => b.settled()));
+        return void (await history.run(true));
+      }
       if (command === 'republish') return link.resend();
       await Promise.all(bridges.map(async (b) => {
         await siteGroup(client, b.deviceId, rt.now).evaluate();
@@ -156,5 +174,7 @@ export = function (RED: NodeAPI): void {
     });
   }
 
-  RED.nodes.registerType('energy-mqtt', EnergyMqttNode as unknown as Parameters<NodeAPI['nodes']['registerType']>[1]);
+  RED.nodes.registerType('energy-mqtt', EnergyMqttNode as unknown as Parameters<NodeAPI['nodes']['registerType']>[1], {
+    credentials: { haToken: { type: 'password' } },
+  } as Parameters<NodeAPI['nodes']['registerType']>[2]);
 };

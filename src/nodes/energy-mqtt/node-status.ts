@@ -1,5 +1,6 @@
 import type { Node, NodeMessage } from 'node-red';
-import { errorDetails, toError } from '../shared/errors.js';
+import { HaError } from '../../ha/websocket.js';
+import { errorDetails, shortReason, toError } from '../shared/errors.js';
 import type { FlowNodeRuntime } from '../shared/flow-node.js';
 
 type Words = (key: string, values?: Record<string, string | number>) => string;
@@ -20,6 +21,9 @@ export class MqttNodeStatus {
   private readonly warnedAt = new Map<string, number>();
   /** Bad input: the node publishes nothing, and its status stays red. */
   private fatal?: string;
+  /** The history import's progress or outcome (after the device count), or its failure (red until a run goes through). */
+  private history?: { key: string; values: Record<string, string | number> };
+  private historyProblem?: string;
 
   constructor(private readonly rt: FlowNodeRuntime, private readonly node: Node, private readonly t: Words) {}
 
@@ -78,10 +82,28 @@ export class MqttNodeStatus {
     this.show();
   }
 
+  /** The history import's progress (`key`: status.historyProgress, historyDone, historyWaiting); clears its failure. */
+  historyShow(key: string, values: Record<string, string | number> = {}): void {
+    this.history = { key, values };
+    this.historyProblem = undefined;
+    this.show();
+  }
+
+  historyFailed(err: unknown): void {
+    if (this.rt.closed || this.fatal) return;
+    this.historyProblem = err instanceof HaError ? `HA: ${err.code.replace(/_/g, ' ')}` : shortReason(err);
+    this.history = undefined;
+    this.node.error(this.t('errors.historyFailed', { reason: toError(err).message }));
+    this.show();
+  }
+
   show(): void {
     if (this.problem || this.fatal) return;
+    if (this.historyProblem) return this.rt.status({ fill: 'red', shape: 'ring', text: this.t('status.historyFailed', { reason: this.historyProblem }) });
     if (!this.brokerUp) return this.rt.status({ fill: 'yellow', shape: 'ring', text: this.t('status.brokerDown') });
     if (this.devices === 0) return this.rt.busy(this.t('status.starting'));
-    this.rt.status({ fill: 'green', shape: 'dot', text: this.t('status.publishing', { devices: this.devices }) });
+    const text = this.t('status.publishing', { devices: this.devices });
+    if (this.history) return this.rt.status({ fill: 'green', shape: 'dot', text: this.t(this.history.key, { ...this.history.values, text }) });
+    this.rt.status({ fill: 'green', shape: 'dot', text });
   }
 }

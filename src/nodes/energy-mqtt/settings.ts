@@ -14,6 +14,10 @@ export interface EnergyMqttDef extends FlowNodeDef {
   interval?: number | string;
   /** s between energy-total readings (long energy). */
   energyInterval?: number | string;
+  /** Days of past energy to import into Home Assistant's long-term statistics (0 or empty: none). */
+  history?: number | string;
+  /** Home Assistant's address (http://host:8123) for the import; its access token is the credential `haToken`. */
+  haUrl?: string;
 }
 
 export interface MqttSettings {
@@ -23,6 +27,9 @@ export interface MqttSettings {
   baseTopic: string;
   intervalS: number;
   energyIntervalS: number;
+  /** Days of history to import (0: none), and HA's address then. */
+  historyDays: number;
+  haUrl: string;
 }
 
 export const DEFAULTS = { discoveryPrefix: 'homeassistant', baseTopic: 'energy', interval: 60, energyInterval: 300 } as const;
@@ -30,6 +37,8 @@ export const DEFAULTS = { discoveryPrefix: 'homeassistant', baseTopic: 'energy',
 export const MIN_INTERVAL_S = 5;
 /** Long energy grows by one 5-minute record at a time. */
 export const MIN_ENERGY_INTERVAL_S = 60;
+/** A year and a bit: the service keeps long energy for years, but each day costs a request per week of it. */
+export const MAX_HISTORY_DAYS = 400;
 
 /**
  * A topic prefix the node publishes under: no wildcards (`+`, `#`), no white space, no empty level
@@ -77,5 +86,19 @@ export function parseSettings(def: EnergyMqttDef): MqttSettings {
     baseTopic: checkTopicPrefix('the base topic', def.baseTopic ?? DEFAULTS.baseTopic),
     intervalS: seconds(def.interval, 'interval', DEFAULTS.interval, MIN_INTERVAL_S, true),
     energyIntervalS: seconds(def.energyInterval, 'energyInterval', DEFAULTS.energyInterval, MIN_ENERGY_INTERVAL_S, false),
+    ...history(def),
   };
+}
+
+function history(def: EnergyMqttDef): { historyDays: number; haUrl: string } {
+  const raw = def.history;
+  const days = raw === undefined || raw === null || raw === '' ? 0 : Number(raw);
+  if (!Number.isInteger(days) || days < 0 || days > MAX_HISTORY_DAYS) {
+    throw EnergyApiError.invalid(`history must be a whole number of days, 0 (no import) to ${MAX_HISTORY_DAYS}, not ${describeValue(raw)}`);
+  }
+  const haUrl = typeof def.haUrl === 'string' ? def.haUrl.trim() : '';
+  if (days > 0 && !/^https?:\/\/[^\s/]+/.test(haUrl)) {
+    throw EnergyApiError.invalid(`the Home Assistant address must be such as http://homeassistant.local:8123 to import history, not ${describeValue(def.haUrl)}`);
+  }
+  return { historyDays: days, haUrl };
 }

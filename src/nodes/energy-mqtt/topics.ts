@@ -1,3 +1,7 @@
+import type { SiteTotal } from '../../domain/site/energy-totals.js';
+
+export { memberNumber, type SiteTotal } from '../../domain/site/energy-totals.js';
+
 /**
  * Where the node publishes. Discovery: `<prefix>/device/<deviceId>/config` (Home Assistant's device-based
  * form). States: under `<baseTopic>/<deviceId>/`, one plain value per topic, all retained. Ids in topics are
@@ -18,11 +22,6 @@ export function haStatusTopic(prefix: string): string {
   return `${prefix}/status`;
 }
 
-/** The number of a channel or switch from its id (`D…_C3` → 3), else its position from 1. */
-export function memberNumber(id: string, index: number): number {
-  const m = /_[CS](\d+)$/.exec(id);
-  return m ? Number(m[1]) : index + 1;
-}
 
 /** Node-RED's own availability under a base topic: `online` while connected, `offline` on close and (by the broker's Last Will) on a crash. */
 export function bridgeAvailabilityTopic(baseTopic: string): string {
@@ -34,7 +33,6 @@ export function keyBudgetTopic(baseTopic: string, keyHint: string): string {
   return `${baseTopic}/bridge/key_${keyHint.replace(/[^A-Za-z0-9]/g, '')}/api_budget`;
 }
 
-export type SiteTotal = 'grid_imported' | 'grid_exported' | 'solar_produced';
 
 export class DeviceTopics {
   readonly root: string;
