@@ -134,7 +134,8 @@ export function planEnergy(input: EnergyPlanInput): EnergyPlan {
     .map((u, i) => ({ u, i, price: u.importMicros ?? UNPRICED - u.start / 1e6 }))
     .filter(({ u }) => u.importMicros === null || input.settings.maxPriceMicros === undefined || u.importMicros <= input.settings.maxPriceMicros)
     // Of equal prices the unit now first while the load runs (it finishes what it started rather than stop and come
-    // back), else the later unit first: next to the cheap block that comes later, in one run instead of two.
+    // back), else the later unit first: next to the deadline (a car that leaves after it takes nothing for the next
+    // period) and next to the cheap block that comes later, in one run instead of two.
     .sort((a, b) => a.price - b.price || (running ? Number(b.i === 0) - Number(a.i === 0) : 0) || b.u.start - a.u.start);
   for (const { u, i } of buyable) {
     if (rest <= 0) break;

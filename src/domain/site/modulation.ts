@@ -17,7 +17,7 @@ export interface PowerSettings {
   enableDelayS: number;
   /** The minimum must have been missing this long before the load stops (surplus mode). */
   disableDelayS: number;
-  /** Import (W) the load may take from the grid while it runs (surplus mode): its setpoint is the largest step the surplus and this cover. */
+  /** Import (W) the load may take from the grid while it runs (surplus mode): its setpoint is the largest step the surplus and this cover together. */
   gridAllowanceW: number;
   /** Two setpoints are at least this far apart. */
   minIntervalS: number;
