@@ -87,28 +87,33 @@ function optimumOf(model, load, others) {
   return hindsightOptimum({ costs, periods, minOn: Math.ceil(load.minOn / UNIT_S), minOff: Math.ceil(load.minOff / UNIT_S) });
 }
 
-/**
- * The hindsight optimum of the loads: a lower bound (each alone against the site) and the best joint schedule (each
- * in turn given the others', until no load's optimum changes, at most `rounds` rounds).
- */
-function hindsight(model, loads, rounds = 4) {
-  const alone = loads.map((l) => optimumOf(model, l, []));
-  const bound = alone.reduce((sum, p) => sum + p.cost, 0);
-  const schedules = alone.map((p) => Float64Array.from(p.on));
-  let starts = alone.map((p) => p.starts);
+/** Each load in turn given the others' schedules, from `schedules`, until no load's optimum changes (at most `rounds`). */
+function descend(model, loads, schedules, starts, order, rounds) {
   for (let round = 0; round < rounds; round++) {
     let changed = false;
-    loads.forEach((l, i) => {
+    for (const i of order) {
       const others = loads.map((o, j) => ({ powerW: o.powerW, schedule: schedules[j] })).filter((_, j) => j !== i);
-      const best = optimumOf(model, l, others);
+      const best = optimumOf(model, loads[i], others);
       if (best.on.some((o, u) => o !== schedules[i][u])) changed = true;
       schedules[i] = Float64Array.from(best.on);
       starts[i] = best.starts;
-    });
+    }
     if (!changed) break;
   }
-  starts = starts.slice();
-  return { bound, schedules, starts, joint: modelCost(model, loads, schedules).total };
+  return { schedules, starts, joint: modelCost(model, loads, schedules).total };
+}
+
+/**
+ * The hindsight optimum of the loads: a lower bound (each alone against the site) and the best joint schedule found
+ * (each load in turn given the others', in either order, from each load's optimum alone).
+ */
+function hindsight(model, loads, rounds = 6) {
+  const alone = loads.map((l) => optimumOf(model, l, []));
+  const bound = alone.reduce((sum, p) => sum + p.cost, 0);
+  const orders = [loads.map((_, i) => i), loads.map((_, i) => loads.length - 1 - i)];
+  const tries = orders.map((order) => descend(model, loads, alone.map((p) => Float64Array.from(p.on)), alone.map((p) => p.starts), order, rounds));
+  const best = tries.reduce((b, t) => (t.joint < b.joint ? t : b));
+  return { bound, ...best };
 }
 
 module.exports = { siteModel, scheduleOf, modelCost, hindsight, UNIT_S };

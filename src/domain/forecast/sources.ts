@@ -1,11 +1,11 @@
 /**
  * Asks one forecast source and reads its answer into the one shape: the request and the reading are each
  * provider's (forecast-solar.ts, solcast.ts, open-meteo.ts); the HTTP path, the gate after a 429 and the errors are
- * shared (http.ts). Errors never carry the key (it is named by its last 5 characters).
+ * shared (api/outside-http.ts, with Amber's prices). Errors never carry the key (it is named by its last 5 characters).
  */
 import { EnergyApiError, describeKey, redactKey } from '../../api/errors.js';
 import { FORECAST_SOLAR_NAME, FORECAST_SOLAR_URL, forecastSolarRequest, forecastSolarRetryAt, readForecastSolar } from './forecast-solar.js';
-import { block, blockedUntil, checkBaseUrl, gateId, getJson, unblock, type HttpAnswer } from './http.js';
+import { block, blockedUntil, checkBaseUrl, gateId, getJson, unblock, type HttpAnswer } from '../../api/outside-http.js';
 import { OPEN_METEO_NAME, OPEN_METEO_URL, openMeteoRequest, readOpenMeteo } from './open-meteo.js';
 import { SOLCAST_NAME, SOLCAST_URL, readSolcast, solcastRequest, solcastRetryAt } from './solcast.js';
 import type { ForecastSource, ReadForecast, SourceSettings } from './types.js';

@@ -1,6 +1,20 @@
 import { IANAZone } from 'luxon';
 
-const RECORD_S = 300;
+export const RECORD_S = 300;
+
+/** A history entry's length (s) and its channels' energy (J; null where not a number), or undefined when unusable. */
+export function readEntry(e: HistoryEntry): { duration: number; joules: (channel: number) => number | null } | undefined {
+  const duration = e.duration ?? RECORD_S;
+  if (!Array.isArray(e.eReal) || duration <= 0) return undefined;
+  const values = e.eReal as unknown[];
+  return {
+    duration,
+    joules: (c) => {
+      const v = values[c];
+      return typeof v === 'number' && Number.isFinite(v) ? v : null;
+    },
+  };
+}
 const DAY_S = 86400;
 
 /** One 5-minute long-energy entry as the API gives it: Joules per channel, stamped at its end. */
@@ -24,12 +38,9 @@ export class SurplusForecast {
   constructor(entries: readonly HistoryEntry[], signalChannels: readonly number[], loadChannels: readonly number[], zone: string) {
     this.zone = IANAZone.create(zone);
     for (const e of entries) {
-      const duration = e.duration ?? RECORD_S;
-      if (!Array.isArray(e.eReal) || duration <= 0) continue;
-      const joules = (c: number): number | null => {
-        const v = (e.eReal as unknown[])[c];
-        return typeof v === 'number' && Number.isFinite(v) ? v : null;
-      };
+      const read = readEntry(e);
+      if (!read) continue;
+      const { duration, joules } = read;
       const signal = signalChannels.map(joules);
       if (signal.some((v) => v === null)) continue;
       // Export on the signal channels (import positive), plus what the controlled loads drew from it.

@@ -1,7 +1,7 @@
 import { MsgError } from '../../api/index.js';
 import { parseTime, type TimeInput } from '../../api/time.js';
 import { describeValue } from '../describe-value.js';
-import type { HistoryEntry } from './forecast.js';
+import { RECORD_S, readEntry, type HistoryEntry } from './forecast.js';
 
 /** One slot of a solar forecast (`msg.forecast`): the array's mean power over [start, end) in W, unix s. */
 export interface SunSlot {
@@ -20,7 +20,6 @@ export const FRESH_S = 6 * 3600;
 const MAX_SLOTS = 2000;
 const WEEK_S = 7 * 86400;
 const DAY_S = 86400;
-const RECORD_S = 300;
 
 function watts(value: unknown, where: string, required: boolean): number | undefined {
   if (value === undefined || value === null) {
@@ -95,12 +94,9 @@ export class HouseForecast {
 
   constructor(entries: readonly HistoryEntry[], signalChannels: readonly number[], solarChannels: readonly number[], loadChannels: readonly number[]) {
     for (const e of entries) {
-      const duration = e.duration ?? RECORD_S;
-      if (!Array.isArray(e.eReal) || duration <= 0) continue;
-      const joules = (c: number): number | null => {
-        const v = (e.eReal as unknown[])[c];
-        return typeof v === 'number' && Number.isFinite(v) ? v : null;
-      };
+      const read = readEntry(e);
+      if (!read) continue;
+      const { duration, joules } = read;
       const grid = signalChannels.map(joules);
       if (grid.some((v) => v === null)) continue;
       const sum = (channels: readonly number[]): number => channels.reduce((s, c) => s + (joules(c) ?? 0), 0);

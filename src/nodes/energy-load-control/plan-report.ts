@@ -2,7 +2,7 @@ import type { NodeMessage } from 'node-red';
 import { DateTime } from 'luxon';
 import { fromMicros } from '../../domain/pricing/money.js';
 import type { PlanReason } from '../../domain/planning/planner.js';
-import type { LoadIds, StatusWords } from './report.js';
+import type { LoadIds, StatusWords } from './words.js';
 import type { Evaluation, TargetState } from '../../domain/site/types.js';
 
 /** One slot of the plan as output 3 sends it: ready for a Dashboard 2 ui-chart (x = start in ms, y = price, series). */

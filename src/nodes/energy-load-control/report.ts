@@ -1,17 +1,8 @@
 import type { NodeMessage, NodeStatus } from 'node-red';
 import { fromMicros } from '../../domain/pricing/money.js';
 import { targetStatus } from './plan-report.js';
-import type { SunBasis } from '../../domain/planning/sun.js';
+import type { LoadIds, SignalWord, StatusWords } from './words.js';
 import type { Evaluation, LoadMemory, LoadState, Mode, Outcome, Reason } from '../../domain/site/types.js';
-
-/** Fields every output message carries, so a flow knows which load spoke. */
-export interface LoadIds {
-  topic: string;
-  deviceId: string;
-  switchDeviceId: string;
-  switchId: string;
-  mode: string;
-}
 
 export type DecisionOutcome = 'sent' | 'confirmed' | 'timedOut' | 'failed' | 'dryRun' | 'adopted';
 
@@ -77,10 +68,6 @@ function duration(s: number): string {
   if (s >= 60) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}`;
   return `${s}s`;
 }
-
-/** Words of the status, from the node's message catalogue: a reason, or override/hold/dryRun. */
-export type StatusWords = (key: Reason | SignalWord | 'override' | 'hold' | 'dryRun' | 'short' | 'next' | 'waitingForSlots' | 'pricesRefused' | 'unconfirmedShort' | 'confirmBy_feedback' | 'confirmBy_draw' | 'confirmBy_time' | 'saved' | `sun_${SunBasis}`, values?: Record<string, string>) => string;
-type SignalWord = 'signalSurplus' | 'signalDeficit' | 'signalImport' | 'signalExport';
 
 /**
  * The signal in words that say what it is, never as a bare signed figure: in surplus mode "surplus 1.2 kW" or

@@ -1,5 +1,5 @@
 import type { NodeMessage, NodeStatus } from 'node-red';
-import type { LoadIds, StatusWords } from './report.js';
+import type { LoadIds, StatusWords } from './words.js';
 import type { Evaluation, SetpointState } from '../../domain/site/types.js';
 
 /** Output 1 of a modulating load: the new setpoint (msg.payload in msg.unit, 0 = off) for the charger's node. */

@@ -1,11 +1,12 @@
 /**
- * The one HTTP path of the forecast sources: one axios instance for every provider (answers read as text, no
- * redirects, no proxy), the key never in an error, and one gate per provider, address and key in the process that
- * sends nothing while a 429 told it to wait. It never retries: its callers poll on a schedule.
+ * The one HTTP path to the services beside the energy API (Amber's prices, the forecast sources): one axios instance
+ * (answers read as text, no redirects, no proxy), the key never in an error, and one gate per provider, address and
+ * key in the process that sends nothing while the provider said to wait (a 429, or nothing remaining). It never
+ * retries: its callers poll on a schedule. The energy API has its own path (transport.ts) with the key's limiter.
  */
 import axios from 'axios';
 import { createHash } from 'node:crypto';
-import { EnergyApiError, redactKey } from '../../api/errors.js';
+import { EnergyApiError, redactKey } from './errors.js';
 
 const http = axios.create({
   timeout: 30_000,
@@ -14,7 +15,7 @@ const http = axios.create({
   validateStatus: () => true,
   maxRedirects: 0,
   proxy: false,
-  headers: { Accept: 'application/json', 'User-Agent': 'node-red-energy-api (energy-forecast)' },
+  headers: { Accept: 'application/json', 'User-Agent': 'node-red-energy-api' },
 });
 
 export interface HttpAnswer {
@@ -32,6 +33,8 @@ export interface GetOptions {
   secret?: string;
   /** Who answers, for errors: "Forecast.Solar". */
   provider: string;
+  /** Default 30 s. */
+  timeoutMs?: number;
 }
 
 /** Plain http:// only on this machine (the simulator); anything else must be https://. */
@@ -47,7 +50,7 @@ export async function getJson(url: string, options: GetOptions): Promise<HttpAns
   const path = new URL(url).pathname;
   let response;
   try {
-    response = await http.get<string>(url, { params: options.params, headers: options.headers, signal: options.signal });
+    response = await http.get<string>(url, { params: options.params, headers: options.headers, signal: options.signal, timeout: options.timeoutMs });
   } catch (err) {
     const code = axios.isCancel(err) ? 'ABORTED' : (err as { code?: string }).code === 'ECONNABORTED' ? 'TIMEOUT' : 'NETWORK';
     const reason = redactKey(err instanceof Error ? err.message : String(err), options.secret);
@@ -62,24 +65,47 @@ export async function getJson(url: string, options: GetOptions): Promise<HttpAns
   return { status: response.status, headers: response.headers as Record<string, unknown>, body };
 }
 
-/** When a provider lets a key (or this client's address) ask again: node-clock ms, shared in the process. */
-const gates = new Map<string, number>();
+interface Gate {
+  /** Node-clock ms before which nothing is sent. */
+  until: number;
+  /** The provider's stated limit for the key, when it says it. */
+  limit?: number;
+}
+
+/** When a provider lets a key (or this client's address) ask again, shared in the process. */
+const gates = new Map<string, Gate>();
 
 export function gateId(provider: string, baseUrl: string, apiKey = ''): string {
   return `${provider}\n${baseUrl}\n${createHash('sha256').update(apiKey).digest('hex')}`;
 }
 
 export function blockedUntil(id: string, nowMs: number): number {
-  const until = gates.get(id) ?? 0;
+  const until = gates.get(id)?.until ?? 0;
   return until > nowMs ? until : 0;
 }
 
 export function block(id: string, untilMs: number): void {
-  gates.set(id, Math.max(gates.get(id) ?? 0, untilMs));
+  const gate = gates.get(id);
+  if (gate) gate.until = Math.max(gate.until, untilMs);
+  else gates.set(id, { until: untilMs });
 }
 
 export function unblock(id: string): void {
-  gates.delete(id);
+  const gate = gates.get(id);
+  if (gate?.limit === undefined) gates.delete(id);
+  else gate.until = 0;
+}
+
+/** The limit a provider stated for the key (a RateLimit-Limit header), for errors. */
+export function noteLimit(id: string, limit: number | undefined): void {
+  if (limit === undefined) return;
+  const gate = gates.get(id);
+  if (gate) gate.limit = limit;
+  else gates.set(id, { until: 0, limit });
+}
+
+export function limitOf(id: string): number | undefined {
+  return gates.get(id)?.limit;
 }
 
 /** A header's number, or undefined. */
