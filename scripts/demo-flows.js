@@ -25,8 +25,10 @@ const DISABLED_IN_DEMO = [
   'Three loads by priority on solar surplus', 'Hot water on solar surplus',
   'Peak limit - shed loads above a site limit', 'Switch a load on a power threshold', 'Switch control',
   'Home Assistant via MQTT',
+  // They drive a device on the user's network (a Shelly, a go-eCharger) or Home Assistant over MQTT.
+  'Hot water on a Shelly relay, measured by a 6M without switches', 'EV charger following the solar surplus (go-e)',
+  'Any Home Assistant switch through MQTT',
   'Hot water - solar first, cheapest slots otherwise, 3 h by 5 pm', 'Pool pump - 4 h a day in the cheapest slots',
-  "Hot water on tomorrow's sun and prices",
   // They need a database server the demo does not start.
   'Write to InfluxDB', 'Write to PostgreSQL',
 ];
@@ -68,7 +70,13 @@ function demoPriceNode(node, amberUrl) {
   return { ...node, ...(amberUrl ? { baseUrl: amberUrl } : {}), credentials: { apiKey: AMBER_KEY_REFERENCE } };
 }
 
-function buildDemoFlows({ baseUrl, amberUrl, name = 'Energy API', examples = readExamples(), sqlite = hasSqlite() }) {
+/** An example's energy-forecast node in the demo: the simulator's Forecast.Solar address, else the provider's own. */
+function demoForecastNode(node, forecastSolarUrl) {
+  if (node.type !== 'energy-forecast') return node;
+  return { ...node, baseUrl: forecastSolarUrl || '' };
+}
+
+function buildDemoFlows({ baseUrl, amberUrl, forecastSolarUrl, name = 'Energy API', examples = readExamples(), sqlite = hasSqlite() }) {
   const tabs = [];
   const flowNodes = [];
   const configs = new Map();
@@ -84,7 +92,7 @@ function buildDemoFlows({ baseUrl, amberUrl, name = 'Energy API', examples = rea
       if (isFlowNode(node) || node.type === 'group') {
         if (seen.has(node.id)) throw new Error(`${example.name}: node id ${node.id} is used by another example`);
         seen.add(node.id);
-        flowNodes.push(demoPriceNode(node, amberUrl));
+        flowNodes.push(demoForecastNode(demoPriceNode(node, amberUrl), forecastSolarUrl));
       } else if (!configs.has(node.id)) {
         configs.set(node.id, node);
       }

@@ -108,11 +108,11 @@ async function waitForEditor(editorUrl, child, logs) {
  * First start (or reset): deploy the demo flows. Later starts keep the user's flows and only
  * re-point the demo config node when it targets a simulator or ENERGY_API_URL is given.
  */
-async function deployFlows(editorUrl, { baseUrl, amberUrl, real, reset }) {
+async function deployFlows(editorUrl, { baseUrl, amberUrl, forecastSolarUrl, real, reset }) {
   const current = await adminRequest(editorUrl, 'GET', 'flows');
   const existing = current.flows || [];
   if (reset || existing.length === 0) {
-    await adminRequest(editorUrl, 'POST', 'flows', { flows: buildDemoFlows({ baseUrl, amberUrl, name: real ? 'Energy API' : 'Energy API (simulator)' }) });
+    await adminRequest(editorUrl, 'POST', 'flows', { flows: buildDemoFlows({ baseUrl, amberUrl, forecastSolarUrl, name: real ? 'Energy API' : 'Energy API (simulator)' }) });
     return 'deployed';
   }
   const config = existing.find((n) => n.id === DEMO_CONFIG_ID);
@@ -208,7 +208,7 @@ async function start(opts = {}) {
     child.stderr.on('data', collect);
     const editorUrl = `http://127.0.0.1:${editorPort}/`;
     await waitForEditor(editorUrl, child, logs);
-    const flows = await deployFlows(editorUrl, { baseUrl, amberUrl, real, reset: Boolean(opts.reset) });
+    const flows = await deployFlows(editorUrl, { baseUrl, amberUrl, forecastSolarUrl: simulator?.forecastSolarUrl, real, reset: Boolean(opts.reset) });
 
     let stopping = null;
     return {

@@ -491,7 +491,7 @@ describe('e2e: dashboard', function () {
     const pages = await page.$$eval('[data-el="nav-drawer"] .v-list-item', (els) => els.map((e) => ({
       name: e.innerText.trim(), icon: [...e.querySelector('.v-icon').classList].find((c) => c.startsWith('mdi-')),
     })));
-    assert.deepStrictEqual(pages.map((p) => p.name), ['Energy', 'History', 'Energy per day']);
+    assert.deepStrictEqual(pages.map((p) => p.name), ['Energy', 'History', 'Energy per day', 'Hot water plan']);
     assert.strictEqual(new Set(pages.map((p) => p.icon)).size, pages.length, JSON.stringify(pages));
     await h.screenshot(page, 'dashboard-phone-menu.png');
     await page.click('[data-el="nav-drawer"] .v-list-item:has-text("History")');

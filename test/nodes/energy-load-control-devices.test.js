@@ -140,10 +140,11 @@ describe('energy-load-control with device doubles over HTTP (Node-RED, simulator
     const steps = (by - Math.floor(f.sim.control.now())) / 300;
     await run(ctx, steps, 300);
     await round(ctx);
+    // The node's last evaluation of the night (06:55) counts the entries up to it; the car's own meter says what it has at 07:00.
     const energy = ctx.evaluations.ev.at(-2).energy;
-    assert.ok(energy.taken >= 20, `taken ${energy.taken} kWh by 07:00 (plan: ${JSON.stringify(energy)})`);
+    assert.equal(energy.short, 0, `nothing short (plan: ${JSON.stringify(energy)})`);
     const status = await (await fetch(`${goe.url}/api/status?filter=wh`)).json();
-    assert.ok(status.wh >= 20000, `the car got ${status.wh} Wh`);
+    assert.ok(status.wh >= 20000, `the car got ${status.wh} Wh by 07:00`);
     const cheap = (await watts(4, cheapFrom, cheapFrom + 4 * 3600)) * 4 / 1000;
     assert.ok(cheap >= 14, `${cheap.toFixed(1)} kWh in the cheap hours`);
     assert.ok(spacing(ctx.decisions.ev).every((s) => s >= 300), 'setpoints a minInterval apart');

@@ -27,6 +27,11 @@ const UNPRICED = 1e12;
 const NOWCAST_S = 3600;
 /** Surplus expected later counts for this share of itself: a forecast from yesterday's sun may not come. */
 const SURPLUS_TRUST = 0.8;
+/**
+ * A unit bought from the grid counts for this share of the load's maximum: a car takes less as it fills (and a
+ * charger's setpoint is not its draw to the watt), so the plan starts early enough to finish anyway.
+ */
+const GRID_SHARE = 0.85;
 /** Gaps longer than this (a restart, reads failing) are not counted at the setpoint's power. */
 const MAX_GAP_S = 600;
 
@@ -122,15 +127,19 @@ export function planEnergy(input: EnergyPlanInput): EnergyPlan {
   const solarW = (u: Unit): number => (u.surplusW >= input.minW ? Math.min(input.maxW, u.surplusW) : 0);
   const surplusWh = units.reduce((sum, u) => sum + (solarW(u) * (u.end - u.start)) / 3600, 0);
   const gridOn = units.map(() => false);
+  const running = input.setpointW > 0;
   let rest = needWh - surplusWh;
   let gridWh = 0;
   const buyable = units
     .map((u, i) => ({ u, i, price: u.importMicros ?? UNPRICED - u.start / 1e6 }))
     .filter(({ u }) => u.importMicros === null || input.settings.maxPriceMicros === undefined || u.importMicros <= input.settings.maxPriceMicros)
-    .sort((a, b) => a.price - b.price || a.u.start - b.u.start);
+    // Of equal prices the unit now first while the load runs (it finishes what it started rather than stop and come
+    // back), else the later unit first: next to the deadline (a car that leaves after it takes nothing for the next
+    // period) and next to the cheap block that comes later, in one run instead of two.
+    .sort((a, b) => a.price - b.price || (running ? Number(b.i === 0) - Number(a.i === 0) : 0) || b.u.start - a.u.start);
   for (const { u, i } of buyable) {
     if (rest <= 0) break;
-    const wh = ((input.maxW - solarW(u)) * (u.end - u.start)) / 3600;
+    const wh = ((GRID_SHARE * input.maxW - solarW(u)) * (u.end - u.start)) / 3600;
     if (wh <= 0) continue;
     gridOn[i] = true;
     rest -= wh;

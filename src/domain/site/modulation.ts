@@ -17,7 +17,7 @@ export interface PowerSettings {
   enableDelayS: number;
   /** The minimum must have been missing this long before the load stops (surplus mode). */
   disableDelayS: number;
-  /** Import (W) the load may take from the grid to keep running at its minimum (surplus mode). */
+  /** Import (W) the load may take from the grid while it runs (surplus mode): its setpoint is the largest step the surplus and this cover together. */
   gridAllowanceW: number;
   /** Two setpoints are at least this far apart. */
   minIntervalS: number;
@@ -106,8 +106,9 @@ export function modulate(settings: PowerSettings, memory: ModulationMemory, view
     if (now - enableSince < settings.enableDelayS * 1000) return keep('enableDelay', { ...rest, enableSince });
     return send(settings, rest, fitSetpoint(settings, available), surplus ? 'surplus' : 'belowLimit', now);
   }
-  const covered = surplus ? available + settings.gridAllowanceW >= minW : available >= minW;
-  if (covered) return send(settings, rest, fitSetpoint(settings, available), surplus ? 'surplus' : 'belowLimit', now);
+  // Running in surplus mode, the setpoint is the largest step the surplus and gridAllowance cover together.
+  const allowance = surplus ? settings.gridAllowanceW : 0;
+  if (available + allowance >= minW) return send(settings, rest, fitSetpoint(settings, available + allowance), surplus ? 'surplus' : 'belowLimit', now);
   if (!surplus) return send(settings, rest, 0, 'overLimit', now);
   const disableSince = memory.disableSince ?? now;
   if (now - disableSince < settings.disableDelayS * 1000) {

@@ -45,7 +45,8 @@ describe('energy target of a modulating load (pure)', function () {
     const on = p.units.filter((u, i) => p.gridOn[i]);
     assert.equal(on.filter((u) => u.importMicros === 100000).length, 48, 'every cheap unit (4 h)');
     assert.equal(p.shortWh, 0);
-    const inCheap = plan({ prices, now: (cheapFrom + 600) * 1000, count: { periodEnd: DEADLINE, wh: 0, countedS: cheapFrom } });
+    // 5 kWh taken by 01:10: the cheap hours and the 0.30 ones after them will do; the 0.30 ones before are not needed.
+    const inCheap = plan({ prices, now: (cheapFrom + 600) * 1000, count: { periodEnd: DEADLINE, wh: 5000, countedS: cheapFrom } });
     assert.equal(inCheap.gridNowW, 3680);
     assert.equal(inCheap.reason, 'cheapest');
   });
@@ -64,7 +65,7 @@ describe('energy target of a modulating load (pure)', function () {
     const late = plan({ now: (DEADLINE - 2 * H) * 1000 });
     assert.equal(late.gridNowW, 3680);
     assert.equal(late.reason, 'deadline');
-    assert.ok(Math.abs(late.shortWh - (20000 - 2 * 3680)) < 1, `short ${late.shortWh} Wh`);
+    assert.ok(Math.abs(late.shortWh - (20000 - 2 * 0.85 * 3680)) < 1, `short ${late.shortWh} Wh (each unit counted at 85 % of the maximum)`);
   });
 
   it('never buys above maxPrice', function () {

@@ -54,6 +54,8 @@ describe('modulating load: the setpoint (pure)', function () {
     assert.deepEqual(sent, [[0, 6, 'disableDelay'], [180, 0, 'noSurplus']]);
     const allowed = follow({ ...AMPS, gridAllowanceW: 500 }, () => 1000, 8, { memory });
     assert.deepEqual(allowed.sent, [[0, 6, 'surplus']], '1000 W + 500 W of import cover 6 A: it keeps running');
+    const roundsUp = follow({ ...AMPS, gridAllowanceW: 230 }, () => 2200, 2, { memory: { ...memory, setpoint: { value: 8, at: T0 - 600 * S } } });
+    assert.deepEqual(roundsUp.sent, [[0, 10, 'surplus']], '2200 W + 230 W cover 10 A (2300 W): a step up within the allowance');
   });
 
   it('peak mode: capped to the room under the limit at once, stopped at once when the minimum does not fit', function () {
