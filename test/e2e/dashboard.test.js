@@ -195,7 +195,7 @@ describe('e2e: dashboard', function () {
     clockOffsetMs = startAt.toMillis() - Date.now();
     demo = await start({ port: 0, simPort: 0, userDir, log: () => {}, apiUrl: '', clockOffsetMs });
     const { EnergyApiClient } = require('../../dist/api/index.js');
-    client = new EnergyApiClient({ baseUrl: demo.simulator.baseUrl, apiKey: demo.simulator.keys.full });
+    client = new EnergyApiClient({ baseUrl: demo.simulator.baseUrl, apiKey: demo.simulator.keys.full, now: nowMs });
     device = await client.getDevice(SITE);
     assert.strictEqual(device.timezone, SITE_ZONE, 'the demo started at START_AT in the site\'s zone');
     // The browser is far from the site: every time on the page must still be the site's.
@@ -541,7 +541,7 @@ describe('e2e: dashboard', function () {
     const midnight = (t) => DateTime.fromSeconds(t, { zone }).toFormat('HH:mm') === '00:00';
     // The demo was restarted by the test before: its simulator has a new address.
     const { EnergyApiClient, coveredPeriod } = require('../../dist/api/index.js');
-    const api = new EnergyApiClient({ baseUrl: demo.simulator.baseUrl, apiKey: demo.simulator.keys.full });
+    const api = new EnergyApiClient({ baseUrl: demo.simulator.baseUrl, apiKey: demo.simulator.keys.full, now: nowMs });
     const read = await api.getLongEnergy(SITE, { fromTs: now - 33 * 86400, toTs: now, granularity: 'day', timezone: zone });
     // The live service's day runs from 23:55 the day before to 23:55: the client stamps it at 23:55.
     const { shiftS } = coveredPeriod(now - 33 * 86400, now, 'day', api.longWindow());
