@@ -125,6 +125,78 @@ describe('energy-load-control with device doubles over HTTP (Node-RED, simulator
     });
   }
 
+  /** The hot water through the Shelly double: Switch.Set from output 1; Switch.GetStatus (at each poll) back as msg.topic "state". */
+  async function setupShelly(props) {
+    const serial = f.takeSerial();
+    const api = require('../support/env').apiConfig(f.sim, f.sim.keys.full, { tps: 100 });
+    const n = water({ confirmBy: 'feedback', minOn: 0, minOff: 0, ...props });
+    const flow = [api.node,
+      { ...n, id: `hw-${serial}`, wires: [['fn-hw', 'd-hw'], ['e-hw'], ['p-hw']] },
+      { id: 'fn-hw', type: 'function', func: `msg.url = '${shelly.url}/rpc/Switch.Set?id=0&on=' + msg.payload; return msg;`, outputs: 1, wires: [['rq-hw']] },
+      { id: 'rq-hw', type: 'http request', method: 'GET', ret: 'obj', url: '', wires: [['res-hw']] },
+      { id: 'poll', type: 'function', func: `msg.url = '${shelly.url}/rpc/Switch.GetStatus?id=0'; return msg;`, outputs: 1, wires: [['rq-status']] },
+      { id: 'rq-status', type: 'http request', method: 'GET', ret: 'obj', url: '', wires: [['as-state', 'res-status']] },
+      { id: 'as-state', type: 'function', func: "msg.topic = 'state'; return msg;", outputs: 1, wires: [[`hw-${serial}`]] },
+      { id: 'res-hw', type: 'helper' }, { id: 'res-status', type: 'helper' }, { id: 'd-hw', type: 'helper' }, { id: 'e-hw', type: 'helper' }, { id: 'p-hw', type: 'helper' },
+      { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] }, { id: 'caught', type: 'helper' }];
+    await helper.load([...NODES, ...MODULES], flow, api.credentials);
+    const ctx = f.watch(flow, ['hw']);
+    ctx.answers = { hw: [] };
+    ctx.statusAnswers = [];
+    helper.getNode('res-hw').on('input', (msg) => ctx.answers.hw.push(msg));
+    helper.getNode('res-status').on('input', (msg) => ctx.statusAnswers.push(msg));
+    /** Reads the Shelly's status into the node, and waits for the evaluation it starts. */
+    ctx.poll = async () => {
+      const before = ctx.evaluations.hw.length;
+      helper.getNode('poll').receive({ payload: '' });
+      await until(() => ctx.evaluations.hw.length > before || ctx.caught.length > 0, 'the state read back');
+    };
+    return ctx;
+  }
+
+  it('hot water on the Shelly double: Switch.Set from output 1, confirmed by Switch.GetStatus read back as feedback; its draw shows', async function () {
+    shelly = await startShellyRelay(f.sim.control, { deviceId: DEV, channel: 2, seed: 5, watts: 3000, startColdWh: 8000 });
+    const ctx = await setupShelly({ loadPower: 2000 });
+    await ctx.poll();
+    assert.equal(ctx.statusAnswers[0].payload.output, false, 'the Shelly says off');
+    await until(() => ctx.decisions.hw.length === 1, 'the command');
+    assert.deepEqual(ctx.decisions.hw.map((m) => m.payload), [true], 'the surplus asks for it on: one command');
+    assert.equal(f.lastEval(ctx, 'hw').pending, true);
+    await until(() => ctx.answers.hw.length === 1, 'the Shelly\'s answer');
+    assert.deepEqual(ctx.answers.hw[0].payload, { was_on: false });
+    await ctx.poll();
+    assert.equal(f.lastEval(ctx, 'hw').pending, true, 'read at once, the relay has not switched yet (its delay): still pending');
+    f.step(30);
+    await ctx.poll();
+    assert.equal(f.lastEval(ctx, 'hw').state, 'on', 'confirmed by the status read after the relay switched');
+    assert.equal(f.lastEval(ctx, 'hw').pending, false);
+    assert.match(f.lastStatus(ctx, 'hw').text, /energy-load-control\.status\.confirmBy_feedback$/);
+    f.step(60);
+    const now = Math.floor(f.sim.control.now());
+    assert.ok((await watts(2, now - 60, now)) > 2900, 'the heater draws on the hot-water channel');
+    assert.deepEqual(ctx.caught, []);
+  });
+
+  it('a Shelly that answers 503: its answer is no state; a clear error to the Catch node, red status and the fail-safe (off)', async function () {
+    shelly = await startShellyRelay(f.sim.control, { deviceId: DEV, channel: 2, seed: 5, watts: 3000, startColdWh: 8000 });
+    const ctx = await setupShelly({ loadPower: 2000, failSafe: 'open' });
+    await ctx.poll();
+    await until(() => ctx.decisions.hw.length === 1, 'the command');
+    f.step(30);
+    await ctx.poll();
+    assert.equal(f.lastEval(ctx, 'hw').state, 'on');
+    shelly.device.refuseWith = 503;
+    f.step(30);
+    helper.getNode('poll').receive({ payload: '' });
+    await until(() => ctx.caught.length === 1, 'the error');
+    assert.equal(ctx.statusAnswers.at(-1).statusCode, 503);
+    assert.match(ctx.caught[0].error.message, /is not a load state/);
+    await until(() => ctx.decisions.hw.length === 2, 'the fail-safe command');
+    assert.equal(ctx.decisions.hw[1].payload, false);
+    assert.equal(ctx.decisions.hw[1].reason, 'failSafe');
+    assert.equal(f.lastStatus(ctx, 'hw').fill, 'red');
+  });
+
   it('an energy target of 20 kWh by 07:00 is met on night prices, mostly in the cheap hours, at the charger\'s maximum', async function () {
     f.sim.control.setClock({ now: EVENING });
     goe = await startGoeCharger(f.sim.control, { deviceId: DEV, channel: 4, seed: 5, zone: ZONE, phases: 1, alwaysHome: { needWh: 40000 } });
