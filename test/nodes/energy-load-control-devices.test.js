@@ -2,13 +2,17 @@
 // energy-load-control driving the simulator's device doubles over real HTTP from a real Node-RED (function and
 // http request nodes, as a user's flow would), on the simulator's clock: an EV charger (go-eCharger API v2 double)
 // following the solar surplus beside hot water on a Shelly relay double, a charger that is unplugged or refuses
-// (HTTP 503), and an energy target met by the deadline on night prices. The doubles' draw shows in the solar home's
+// (HTTP 503), an energy target met by the deadline on night prices, and the hot water through the Shelly double over HTTP
+// and over a real Mosquitto. The doubles' draw shows in the solar home's
 // channels (EV charger = channel 5, hot water = channel 3) and its grid: what the node reads is what they drew.
 const assert = require('node:assert/strict');
 const { helper } = require('../support/env');
 const { startGoeCharger, startShellyRelay } = require('../../dist/simulator');
 const { nodeRedModule } = require('../support/node-red');
 const { DEV, NODES, until, useLoadControlSuite } = require('./energy-load-control-fixtures');
+const { startMosquitto } = require('../support/mosquitto');
+const { coreMqttNodes } = require('../support/home-assistant');
+const { bridgeShellyMqtt } = require('../support/shelly-mqtt');
 
 const ZONE = 'Australia/Sydney';
 const NOON = Date.UTC(2026, 1, 9, 2, 0, 0) / 1000; // 13:00 in Sydney, sunny: 2–3.4 kW of export without the doubles
@@ -124,6 +128,120 @@ describe('energy-load-control with device doubles over HTTP (Node-RED, simulator
       assert.deepEqual(ctx.caught, []);
     });
   }
+
+  /** The hot water through the Shelly double: Switch.Set from output 1; Switch.GetStatus (at each poll) back as msg.topic "state". */
+  async function setupShelly(props) {
+    const serial = f.takeSerial();
+    const api = require('../support/env').apiConfig(f.sim, f.sim.keys.full, { tps: 100 });
+    const n = water({ confirmBy: 'feedback', minOn: 0, minOff: 0, ...props });
+    const flow = [api.node,
+      { ...n, id: `hw-${serial}`, wires: [['fn-hw', 'd-hw'], ['e-hw'], ['p-hw']] },
+      { id: 'fn-hw', type: 'function', func: `msg.url = '${shelly.url}/rpc/Switch.Set?id=0&on=' + msg.payload; return msg;`, outputs: 1, wires: [['rq-hw']] },
+      { id: 'rq-hw', type: 'http request', method: 'GET', ret: 'obj', url: '', wires: [['res-hw']] },
+      { id: 'poll', type: 'function', func: `msg.url = '${shelly.url}/rpc/Switch.GetStatus?id=0'; return msg;`, outputs: 1, wires: [['rq-status']] },
+      { id: 'rq-status', type: 'http request', method: 'GET', ret: 'obj', url: '', wires: [['as-state', 'res-status']] },
+      { id: 'as-state', type: 'function', func: "msg.topic = 'state'; return msg;", outputs: 1, wires: [[`hw-${serial}`]] },
+      { id: 'res-hw', type: 'helper' }, { id: 'res-status', type: 'helper' }, { id: 'd-hw', type: 'helper' }, { id: 'e-hw', type: 'helper' }, { id: 'p-hw', type: 'helper' },
+      { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] }, { id: 'caught', type: 'helper' }];
+    await helper.load([...NODES, ...MODULES], flow, api.credentials);
+    const ctx = f.watch(flow, ['hw']);
+    ctx.answers = { hw: [] };
+    ctx.statusAnswers = [];
+    helper.getNode('res-hw').on('input', (msg) => ctx.answers.hw.push(msg));
+    helper.getNode('res-status').on('input', (msg) => ctx.statusAnswers.push(msg));
+    /** Reads the Shelly's status into the node, and waits for the evaluation it starts. */
+    ctx.poll = async () => {
+      const before = ctx.evaluations.hw.length;
+      helper.getNode('poll').receive({ payload: '' });
+      await until(() => ctx.evaluations.hw.length > before || ctx.caught.length > 0, 'the state read back');
+    };
+    return ctx;
+  }
+
+  it('hot water on the Shelly double: Switch.Set from output 1, confirmed by Switch.GetStatus read back as feedback; its draw shows', async function () {
+    shelly = await startShellyRelay(f.sim.control, { deviceId: DEV, channel: 2, seed: 5, watts: 3000, startColdWh: 8000 });
+    const ctx = await setupShelly({ loadPower: 2000 });
+    await ctx.poll();
+    assert.equal(ctx.statusAnswers[0].payload.output, false, 'the Shelly says off');
+    await until(() => ctx.decisions.hw.length === 1, 'the command');
+    assert.deepEqual(ctx.decisions.hw.map((m) => m.payload), [true], 'the surplus asks for it on: one command');
+    assert.equal(f.lastEval(ctx, 'hw').pending, true);
+    await until(() => ctx.answers.hw.length === 1, 'the Shelly\'s answer');
+    assert.deepEqual(ctx.answers.hw[0].payload, { was_on: false });
+    await ctx.poll();
+    assert.equal(f.lastEval(ctx, 'hw').pending, true, 'read at once, the relay has not switched yet (its delay): still pending');
+    f.step(30);
+    await ctx.poll();
+    assert.equal(f.lastEval(ctx, 'hw').state, 'on', 'confirmed by the status read after the relay switched');
+    assert.equal(f.lastEval(ctx, 'hw').pending, false);
+    assert.match(f.lastStatus(ctx, 'hw').text, /energy-load-control\.status\.confirmBy_feedback$/);
+    f.step(60);
+    const now = Math.floor(f.sim.control.now());
+    assert.ok((await watts(2, now - 60, now)) > 2900, 'the heater draws on the hot-water channel');
+    assert.deepEqual(ctx.caught, []);
+  });
+
+  it('a Shelly that answers 503: its answer is no state; a clear error to the Catch node, red status and the fail-safe (off)', async function () {
+    shelly = await startShellyRelay(f.sim.control, { deviceId: DEV, channel: 2, seed: 5, watts: 3000, startColdWh: 8000 });
+    const ctx = await setupShelly({ loadPower: 2000, failSafe: 'open' });
+    await ctx.poll();
+    await until(() => ctx.decisions.hw.length === 1, 'the command');
+    f.step(30);
+    await ctx.poll();
+    assert.equal(f.lastEval(ctx, 'hw').state, 'on');
+    shelly.device.refuseWith = 503;
+    f.step(30);
+    helper.getNode('poll').receive({ payload: '' });
+    await until(() => ctx.caught.length === 1, 'the error');
+    assert.equal(ctx.statusAnswers.at(-1).statusCode, 503);
+    assert.match(ctx.caught[0].error.message, /is not a load state/);
+    await until(() => ctx.decisions.hw.length === 2, 'the fail-safe command');
+    assert.equal(ctx.decisions.hw[1].payload, false);
+    assert.equal(ctx.decisions.hw[1].reason, 'failSafe');
+    assert.equal(f.lastStatus(ctx, 'hw').fill, 'red');
+  });
+
+  it('hot water on the Shelly double over a real Mosquitto: Switch.Set as a JSON-RPC frame on <id>/rpc, confirmed by its status on <id>/status/switch:0', async function () {
+    const broker = await startMosquitto();
+    if (!broker) this.skip();
+    shelly = await startShellyRelay(f.sim.control, { deviceId: DEV, channel: 2, seed: 5, watts: 3000, startColdWh: 8000 });
+    const bridge = await bridgeShellyMqtt(shelly.device, broker.url);
+    try {
+      const serial = f.takeSerial();
+      const api = require('../support/env').apiConfig(f.sim, f.sim.keys.full, { tps: 100 });
+      const n = water({ confirmBy: 'feedback', minOn: 0, minOff: 0, loadPower: 2000 });
+      const flow = [api.node,
+        { id: 'broker', type: 'mqtt-broker', broker: '127.0.0.1', port: String(broker.port), clientid: '', autoConnect: true, usetls: false, protocolVersion: '4', keepalive: '60', cleansession: true },
+        { ...n, id: `hw-${serial}`, wires: [['rpc', 'd-hw'], ['e-hw'], ['p-hw']] },
+        { id: 'rpc', type: 'function', func: "msg.payload = { id: 1, src: 'nodered', method: 'Switch.Set', params: { id: 0, on: msg.payload } }; return msg;", outputs: 1, wires: [['out']] },
+        { id: 'out', type: 'mqtt out', topic: `${bridge.id}/rpc`, qos: '1', retain: 'false', broker: 'broker', wires: [] },
+        { id: 'in', type: 'mqtt in', topic: `${bridge.id}/status/switch:0`, qos: '1', datatype: 'json', broker: 'broker', nl: false, rap: true, rh: 0, inputs: 0, wires: [['as-state']] },
+        { id: 'as-state', type: 'function', func: "msg.topic = 'state'; return msg;", outputs: 1, wires: [[`hw-${serial}`]] },
+        { id: 'd-hw', type: 'helper' }, { id: 'e-hw', type: 'helper' }, { id: 'p-hw', type: 'helper' },
+        { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] }, { id: 'caught', type: 'helper' }];
+      await helper.load([...NODES, ...MODULES, coreMqttNodes()], flow, api.credentials);
+      const ctx = f.watch(flow, ['hw']);
+      // Its status again once the mqtt in has subscribed (not retained): the node learns the state (off).
+      await until(() => helper.getNode('broker').connected, 'the broker');
+      for (let i = 0; i < 50 && ctx.evaluations.hw.length === 0; i += 1) {
+        bridge.publishNow();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await until(() => ctx.decisions.hw.length === 1, 'the command');
+      assert.deepEqual(ctx.decisions.hw.map((m) => m.payload), [true]);
+      assert.equal(f.lastEval(ctx, 'hw').pending, true);
+      await until(() => bridge.frames === 1, 'the frame at the Shelly');
+      f.step(10); // past the relay's delay (1 s, on the double's 5-s ticks): it switches, and publishes its new status
+      await until(() => f.lastEval(ctx, 'hw').state === 'on' && !f.lastEval(ctx, 'hw').pending, 'confirmed by the published status');
+      assert.match(f.lastStatus(ctx, 'hw').text, /energy-load-control\.status\.confirmBy_feedback$/);
+      assert.deepEqual(ctx.decisions.hw.map((m) => m.payload), [true], 'one command');
+      assert.deepEqual(ctx.caught, []);
+    } finally {
+      await helper.unload();
+      await bridge.close();
+      await broker.close();
+    }
+  });
 
   it('an energy target of 20 kWh by 07:00 is met on night prices, mostly in the cheap hours, at the charger\'s maximum', async function () {
     f.sim.control.setClock({ now: EVENING });
