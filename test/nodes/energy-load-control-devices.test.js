@@ -186,9 +186,12 @@ describe('energy-load-control with device doubles over HTTP (Node-RED, simulator
     const ctx = await setupShelly({ loadPower: 2000, failSafe: 'open' });
     await ctx.poll();
     await until(() => ctx.decisions.hw.length === 1, 'the command');
+    // The Shelly has the command before the clock moves on (else it would switch later, and the load stay pending).
+    await until(() => ctx.answers.hw.length === 1, 'the Shelly\'s answer');
     f.step(30);
     await ctx.poll();
     assert.equal(f.lastEval(ctx, 'hw').state, 'on');
+    assert.equal(f.lastEval(ctx, 'hw').pending, false, 'confirmed');
     shelly.device.refuseWith = 503;
     f.step(30);
     helper.getNode('poll').receive({ payload: '' });

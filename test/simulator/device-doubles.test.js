@@ -39,6 +39,13 @@ describe('device doubles (simulator)', function () {
       assert.deepEqual(visitOf(opts, day), v);
     }
     assert.notDeepEqual(visitOf({ seed: 8, zone: ZONE }, 20500), visitOf(opts, 20500), 'another seed, another timetable');
+    // Across Sydney's DST start (2026-10-04, 02:00 → 03:00): the evening before still comes home at about 18:00 local.
+    const { DateTime } = require('luxon');
+    for (const date of ['2026-10-03', '2026-10-04']) {
+      const day = Math.floor(DateTime.fromISO(date, { zone: 'UTC' }).toSeconds() / 86400);
+      const hour = DateTime.fromSeconds(visitOf(opts, day).arrive, { zone: ZONE }).hour;
+      assert.ok(hour === 17 || hour === 18, `${date}: arrives at ${hour}h local`);
+    }
   });
 
   it('go-e: /api/set amp and frc take effect after the device delay; the draw shows on its channel and the grid', async function () {

@@ -6,9 +6,9 @@ import type { PlanReason } from '../planning/planner.js';
 import { planTarget, type PlanNow } from '../planning/target.js';
 import { decide, holdLeft, type LoadView } from './rules.js';
 import { evaluateModulating } from './modulating-member.js';
-import { setpointWatts, type PowerSettings } from './modulation.js';
+import { setpointWatts } from './modulation.js';
 import { averagePower, inWindow, newestTimestamp, runningPower } from './signal.js';
-import type { Evaluation, LoadMemory, LoadSettings, LoadState, ShortEntry, SwitchReading, TargetSettings, TargetState } from './types.js';
+import type { Evaluation, LoadMemory, LoadSettings, LoadState, MemberPricing, PowerSettings, ShortEntry, SwitchReading, TargetSettings, TargetState } from './types.js';
 
 const MIN_LEARNT_W = 50;
 
@@ -25,15 +25,6 @@ export interface MemberInput {
   pricing?: MemberPricing;
   /** The last msg.forecast of the sun, if any (else the plan's sun is yesterday's). */
   sun?: SunInput;
-}
-
-export interface MemberPricing {
-  /** The device's time zone: the target's period and the tariff's hours are read in it. */
-  zone: string;
-  /** The latest msg.prices. */
-  prices: readonly PricePeriod[];
-  /** The tariff's slots over [from, to) (none without a tariff). */
-  tariff(from: number, to: number): PricePeriod[];
 }
 
 /** What the shared reads gave. */

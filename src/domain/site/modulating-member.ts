@@ -1,7 +1,6 @@
-import { modulate, setpointWatts, type PowerSettings } from './modulation.js';
+import { modulate, setpointWatts } from './modulation.js';
 import { planEnergy, type EnergyPlan } from '../planning/energy-target.js';
-import type { MemberPricing } from './group.js';
-import type { Evaluation, LoadMemory, LoadSettings, Outcome, ShortEntry } from './types.js';
+import type { Evaluation, LoadMemory, LoadSettings, MemberPricing, Outcome, PowerSettings, ShortEntry } from './types.js';
 
 /** A modulating load as the group hands it the site. */
 export interface ModulatingInput {

@@ -1,43 +1,4 @@
-import type { FailSafe, LoadMemory, Mode, Override, Reason } from './types.js';
-
-/**
- * A modulating load (an EV charger, a heat pump with a power input): the node sends a setpoint, in amperes
- * (with the phases and voltage that make them watts) or in watts, between a minimum and a maximum.
- */
-export interface PowerSettings {
-  unit: 'A' | 'W';
-  /** W per unit: phases × voltage for amperes, 1 for watts. */
-  wattsPerUnit: number;
-  /** Lowest setpoint the load runs at (unit); below it, it is off. */
-  min: number;
-  max: number;
-  /** The setpoint moves by whole steps (unit), and only when it would move by one at least. */
-  step: number;
-  /** The minimum must have been available this long before the load starts. */
-  enableDelayS: number;
-  /** The minimum must have been missing this long before the load stops (surplus mode). */
-  disableDelayS: number;
-  /** Import (W) the load may take from the grid while it runs (surplus mode): its setpoint is the largest step the surplus and this cover together. */
-  gridAllowanceW: number;
-  /** Two setpoints are at least this far apart. */
-  minIntervalS: number;
-}
-
-/** The setpoint last sent (unit, 0 = off) and when. */
-export interface Setpoint {
-  value: number;
-  /** Node-clock ms. */
-  at: number;
-}
-
-/** What the modulation remembers between evaluations (part of the load's memory). */
-export interface ModulationMemory {
-  setpoint?: Setpoint;
-  /** Node-clock ms since the minimum has been available while off (the enable delay runs). */
-  enableSince?: number;
-  /** Node-clock ms since the minimum has been missing while on (the disable delay runs). */
-  disableSince?: number;
-}
+import type { FailSafe, LoadMemory, Mode, ModulationMemory, Override, PowerSettings, Reason } from './types.js';
 
 export interface ModulationView {
   mode: Mode;

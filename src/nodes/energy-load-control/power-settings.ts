@@ -1,5 +1,5 @@
 import { EnergyApiError } from '../../api/index.js';
-import type { PowerSettings } from '../../domain/site/modulation.js';
+import type { PowerSettings } from '../../domain/site/types.js';
 import type { EnergyTargetSettings } from '../../domain/planning/energy-target.js';
 import { parseBy } from '../../domain/planning/period.js';
 import { parseMicros } from '../../domain/pricing/money.js';

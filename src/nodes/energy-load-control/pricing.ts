@@ -6,7 +6,7 @@ import type { PricePeriod } from '../../domain/pricing/types.js';
 import type { EnergyApiConfigNode } from '../shared/config-types.js';
 import type { EnergyTariffConfigNode } from '../shared/config-types.js';
 import { tariffPeriods } from '../../domain/pricing/slots.js';
-import type { MemberPricing } from '../../domain/site/group.js';
+import type { MemberPricing } from '../../domain/site/types.js';
 import { loadPrices, savePrices } from './persist.js';
 
 /** Keep a price list this long after its end: a list with old slots is trimmed as it arrives. */

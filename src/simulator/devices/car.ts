@@ -31,9 +31,12 @@ const DAY = 86400;
  */
 export function visitOf(options: CarOptions, day: number): Visit {
   const zone = IANAZone.create(options.zone);
+  // The instant of a local time: the offset is taken at the instant itself (the second pass), not at the wall time read
+  // as UTC, which lies on the other side of a DST change in the hours before one.
   const local = (d: number, hours: number): number => {
-    const guess = d * DAY + hours * 3600;
-    return Math.round(guess - zone.offset(guess * 1000) * 60);
+    const wall = d * DAY + hours * 3600;
+    const first = wall - zone.offset(wall * 1000) * 60;
+    return Math.round(wall - zone.offset(first * 1000) * 60);
   };
   const arrive = local(day, 18 + between(noise(options.seed, 0xca1, day), -0.75, 0.75));
   const leave = local(day + 1, 7.5 + between(noise(options.seed, 0xca2, day), -0.5, 0.5));
