@@ -80,7 +80,7 @@ export = function (RED: NodeAPI): void {
         const result = await answerRead({
           msg, backend: await store.ready(), storedTimezone: typeof msg.deviceId === 'string' ? store.timezoneOf(msg.deviceId) : undefined,
           nowMs: now(), clone: RED.util.cloneMessage, generateId: RED.util.generateId, stopped: () => runtime.closed,
-          send: (out) => send([null, out, null]), phaseWord: RED._('energy-query.chart.phase'),
+          send: (out) => send([null, out, null]), phaseWord: RED._('energy-store.chart.phase'),
         });
         runtime.status({ fill: 'green', shape: 'dot', text: RED._('energy-store.status.read', { count: result.count }) });
         return;
