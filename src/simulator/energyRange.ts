@@ -8,7 +8,7 @@ import { forEachBucket } from './buckets.js';
 import { frequencyAt, round } from './energyModel.js';
 import type { RawEntry } from './energyOptions.js';
 import { noise } from './site/random.js';
-import { DAY, dayData, RECORD, RECORDS_PER_DAY, SLOT, slotsOfRecord, type DayData } from './site/day.js';
+import { DAY, dayData, externalRecordJoules, RECORD, RECORDS_PER_DAY, SLOT, slotsOfRecord, type DayData } from './site/day.js';
 import type { LongWindow, SimDevice } from './types.js';
 
 export { RECORD } from './site/day.js';
@@ -100,21 +100,23 @@ function longEntry(dev: SimDevice, reader: RecordReader, a: number, b: number): 
     const low = Math.min(v1, v2) - 0.4;
     const high = Math.max(v1, v2) + 0.4;
     for (let c = 0; c < n; c++) {
-      const e = d.real[c][r];
+      // A device double on the channel (devices/) draws on top of the site's own record, as short energy shows it.
+      const external = externalRecordJoules(dev, d, c, r);
+      const e = d.real[c][r] + external;
       const q = d.reactive[c][r];
       if (e >= 0) realPos[c] += e;
       else realNeg[c] -= e;
       if (q >= 0) reactivePos[c] += q;
       else reactiveNeg[c] -= q;
       const amps = Math.abs(e) / RECORD / low;
-      const slots = d.slots[c];
+      const slots = external !== 0 ? slotsOfRecord(dev, d, c, r, 'real') : d.slots[c]?.slice(r * (RECORD / SLOT), (r + 1) * (RECORD / SLOT));
       let lo = amps * 0.8;
       let hi = amps * 1.25;
       if (slots) {
         lo = Infinity;
         hi = 0;
         for (let s = 0; s < RECORD / SLOT; s++) {
-          const slotAmps = Math.abs(slots[r * (RECORD / SLOT) + s]) / SLOT / low;
+          const slotAmps = Math.abs(slots[s]) / SLOT / low;
           lo = Math.min(lo, slotAmps);
           hi = Math.max(hi, slotAmps * 1.05);
         }

@@ -76,6 +76,32 @@ describe('device doubles (simulator)', function () {
     assert.equal((await get(`${goe.url}/api/set?amp=8`)).status, 503);
   });
 
+  it('what a double draws is in the 5-minute long energy too, equal to its short energy, on its channel and the grid', async function () {
+    const goe = await startGoeCharger(sim.control, { deviceId: DEV, channel: 4, seed: 3, zone: ZONE, phases: 1 });
+    doubles.push(goe);
+    const auth = { headers: { Authorization: `Bearer ${sim.keys.full}` } };
+    const read = async (kind, from, to) => {
+      const body = await (await fetch(`${sim.baseUrl}/${kind}-energy/${DEV}?fromTs=${from}&toTs=${to}`, auth)).json();
+      return Array.isArray(body) ? body : body.data;
+    };
+    assert.equal((await get(`${goe.url}/api/set?amp=10&frc=2`)).status, 200);
+    sim.control.setClock({ advance: 1200 });
+    // Two whole records once the car draws: (EVENING + 600, EVENING + 1200].
+    const from = EVENING + 600;
+    const to = EVENING + 1200;
+    const long = (await read('long', from, to + 1)).filter((e) => e.timestamp > from && e.timestamp <= to);
+    const short = (await read('short', from, to + 1)).filter((e) => e.timestamp > from && e.timestamp <= to);
+    assert.equal(long.length, 2);
+    assert.equal(short.length, 20);
+    for (const channel of [4, 0]) {
+      const longJ = long.reduce((sum, e) => sum + e.eReal[channel], 0);
+      const shortJ = short.reduce((sum, e) => sum + e.eReal[channel], 0);
+      assert.equal(longJ, shortJ, `channel ${channel + 1}: long ${longJ} J, short ${shortJ} J`);
+    }
+    const carJ = long.reduce((sum, e) => sum + e.eReal[4], 0);
+    assert.ok(Math.abs(carJ / 600 - 2300) < 50, `the car's channel shows about 2300 W in long energy (${carJ / 600} W)`);
+  });
+
   it('go-e: the car leaves in the morning (car 1, no draw), and tapers as it fills', async function () {
     const goe = await startGoeCharger(sim.control, { deviceId: DEV, channel: 4, seed: 3, zone: ZONE, phases: 3, maxW3: 11000 });
     doubles.push(goe);

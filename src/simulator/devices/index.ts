@@ -1,6 +1,6 @@
 /**
  * Device doubles a flow can drive, each on its own HTTP port (as a device on its own address) and wired to a
- * channel of a simulated site, so that what it draws shows in that channel's and the grid's short energy.
+ * channel of a simulated site, so that what it draws shows in that channel's and the grid's short and long energy.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

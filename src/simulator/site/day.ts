@@ -402,6 +402,22 @@ export function slotsOfRecord(dev: SimDevice, d: DayData, c: number, r: number, 
   return out.map((v, s) => v + externals.reduce((sum, e) => sum + Math.round(e.slotJoules(start + s * SLOT)), 0));
 }
 
+/**
+ * What device doubles wired to channel c drew in record r (J): the whole record, as its slots show it; the grid
+ * channel carries every double on a load channel (and returns what one on a solar channel gave).
+ */
+export function externalRecordJoules(dev: SimDevice, d: DayData, c: number, r: number): number {
+  if (!dev.externals?.length) return 0;
+  const start = d.day * DAY + r * RECORD;
+  const on = (channel: number): number => (dev.externals ?? []).filter((e) => e.channel === channel).reduce((sum, e) => {
+    let joules = 0;
+    for (let s = 0; s < SLOTS_PER_RECORD; s++) joules += Math.round(e.slotJoules(start + s * SLOT));
+    return sum + joules;
+  }, 0);
+  if (dev.roles[c].kind !== 'grid') return on(c);
+  return dev.roles.reduce((sum, role, o) => sum + (isLoad(role) ? on(o) : role.kind === 'solar' ? -on(o) : 0), 0);
+}
+
 function siteSlotsOfRecord(dev: SimDevice, d: DayData, c: number, r: number, field: 'real' | 'reactive'): number[] {
   const role = dev.roles[c];
   if (role.kind === 'grid') {
