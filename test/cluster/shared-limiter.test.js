@@ -26,7 +26,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * (a simulator building data on a busy host stamps late, and would refuse requests that left in time).
  */
 async function startSimulatorProcess() {
-  const sim = await startSim({ tps: TPS, tpd: 1000000 });
+  const sim = await startSim({ tps: TPS, tpd: 1000000 }, { realtimeGateway: true });
   return { stop: sim.stop, baseUrl: `${sim.apiUrl}/v3`, root: sim.url };
 }
 
