@@ -26,7 +26,7 @@ export interface ClientOptions {
   backoffBaseMs?: number;
   /** Clock in ms (default Date.now): decides retention, "now" and the daily reset. */
   now?: () => number;
-  /** Shares the key's limits with every instance using it, through Redis (see shared-limiter.ts). */
+  /** Keeps the key's rate window in Redis, for every instance using the key (see shared-limiter.ts). */
   sharedLimiter?: { redisUrl: string; password?: string };
   /**
    * How the service selects and labels long energy (see long-window.ts). Default: learnt from its
@@ -130,14 +130,14 @@ export class EnergyApiClient extends EventEmitter {
       throw EnergyApiError.invalid(`longWindow must be "timestamp" or "coverage", not ${describeValue(options.longWindow)}`);
     }
     this.longReading = new LongWindowReading(options.longWindow);
-    this.limiter = new RateLimiter({ tps: options.tps, tpd: options.tpd, now: this.now });
+    if (options.sharedLimiter?.redisUrl) this.shared = this.sharedStore(options);
+    this.limiter = new RateLimiter({ tps: options.tps, tpd: options.tpd, now: this.now, store: this.shared });
     this.limiter.on('state', (state: RateLimitState) => this.emit('rateLimit', state));
-    if (options.sharedLimiter?.redisUrl) this.shared = this.shareLimits(options);
+    if (this.shared) this.shareFigures(this.shared);
     this.transport = new Transport({
       baseUrl: options.baseUrl,
       apiKey: options.apiKey,
       limiter: this.limiter,
-      gate: this.shared,
       timeoutMs: options.timeoutMs,
       maxRetries: options.maxRetries,
       backoffBaseMs: options.backoffBaseMs,
@@ -364,23 +364,27 @@ export class EnergyApiClient extends EventEmitter {
     if (this.closed) return;
     this.closed = true;
     this.transport.close();
-    await Promise.all([this.limiter.stop(), this.shared?.close()]);
+    // The limiter closes its store (the shared one too).
+    await this.limiter.stop();
     this.removeAllListeners();
   }
 
-  /** Learnt limits go to Redis, and Redis's figures (every instance's) to the local limiter. */
-  private shareLimits(options: ClientOptions): SharedLimiter {
+  /** The key's window in Redis, for every instance using the key: the limiter paces over it as over its own. */
+  private sharedStore(options: ClientOptions): SharedLimiter {
     const url = checkBaseUrl(options.baseUrl);
-    const shared = new SharedLimiter({
+    return new SharedLimiter({
       redisUrl: options.sharedLimiter?.redisUrl ?? '',
       password: options.sharedLimiter?.password,
       id: sharedLimiterId(`${url.origin}${url.pathname.replace(/\/+$/, '')}`, options.apiKey),
-      tps: this.limiter.state().tps,
+      tps: options.tps && options.tps > 0 ? options.tps : 5,
     });
+  }
+
+  /** Learnt limits and the daily count go to Redis, and Redis's figures (every instance's) to the limiter. */
+  private shareFigures(shared: SharedLimiter): void {
     this.limiter.on('state', (state: RateLimitState) => shared.publish(state));
     shared.on('figures', (figures: SharedFigures) => this.limiter.adoptShared(figures));
     shared.on('status', (status: SharedStatus) => this.emit('sharedLimiter', status));
-    return shared;
   }
 
   private nowS(): number {

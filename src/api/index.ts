@@ -18,4 +18,4 @@ export { supportsModbus, supportsSwitching, isRogowski, isDualTransport, channel
 export { acquireClient, sharedClientHolders, clientScoped, type ClientLease } from './registry.js';
 export { SharedResources, type Lease } from './shared-resources.js';
 export { SharedLimiter, sharedLimiterId, type SharedLimiterOptions, type SharedStatus, type SharedMode, type SharedFigures } from './shared-limiter.js';
-export type { RequestGate } from './transport.js';
+export { LocalPaceStore, type PaceStore, type PaceRequest, type PaceDecision, type PaceTicket } from './pace-store.js';

@@ -1,6 +1,7 @@
 import { EventEmitter, setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { EnergyApiError } from './errors.js';
+import { LocalPaceStore, type PaceDecision, type PaceStore, type PaceTicket } from './pace-store.js';
 import type { RateLimitState, RequestPriority } from './types.js';
 
 export interface LimiterOptions {
@@ -14,6 +15,10 @@ export interface LimiterOptions {
   marginMs?: number;
   /** Monotonic clock in ms for the per-second window (default performance.now); real time, never a test's frozen clock. */
   monotonic?: () => number;
+  /**
+   * Where the window over the wire lives (default: in this process). The limiter owns it and closes it on stop.
+   */
+  store?: PaceStore;
 }
 
 /** Headers are read case-insensitively; axios lower-cases them. */
@@ -39,18 +44,10 @@ const DAILY_RESET_THRESHOLD_S = 60;
 /** A bare reset value above this is a unix time; below, seconds remaining (the live service's form). */
 const UNIX_TIME_THRESHOLD = 1e9;
 
-interface Slot {
-  reservedAt: number;
-  /** When the request reached the socket; undefined while it may still be on its way. */
-  sentAt?: number;
-  /** Settled without being sent: it counts from its reservation. */
-  settled: boolean;
-}
-
 interface Waiter {
   /** Monotonic ms when it was queued: it cannot have been due before. */
   queuedAt: number;
-  run: () => void;
+  run: (ticket: PaceTicket) => void;
   fail: (err: unknown) => void;
   cancelled: boolean;
 }
@@ -66,16 +63,17 @@ export class RateLimiter extends EventEmitter {
   private readonly monotonic: () => number;
   private readonly baseMarginMs: number;
   private readonly queues: Record<RequestPriority, Waiter[]> = { interactive: [], normal: [], bulk: [] };
-  private slots: Slot[] = [];
+  private readonly store: PaceStore;
+  /** A decision of the store is on its way (a shared store answers later): nothing else is asked meanwhile. */
+  private asking = false;
   private tps: number;
   private tpd: number;
   private marginMs: number;
   private cleanStarts = 0;
   private dailyRemaining: number;
   private dailyResetAtMs: number;
+  /** This process's view of the pause after a 429 (the store holds the pause every start obeys). */
   private pausedUntil = 0;
-  /** When the last start was due by the limits (not when a late timer ran it): the spacing counts from here. */
-  private lastStartAt = -Infinity;
   private remainingHeard = false;
   private remainingHeardAtLimit = 0;
   private timer?: NodeJS.Timeout;
@@ -86,6 +84,7 @@ export class RateLimiter extends EventEmitter {
     super();
     this.now = options.now ?? Date.now;
     this.monotonic = options.monotonic ?? (() => performance.now());
+    this.store = options.store ?? new LocalPaceStore(this.monotonic);
     this.tps = positive(options.tps, 5);
     this.tpd = positive(options.tpd, 10000);
     this.baseMarginMs = options.marginMs !== undefined && options.marginMs >= 0 ? options.marginMs : DEFAULT_MARGIN_MS;
@@ -112,12 +111,13 @@ export class RateLimiter extends EventEmitter {
           signal?.removeEventListener('abort', onAbort);
           reject(err);
         },
-        run: () => {
+        run: (ticket) => {
           signal?.removeEventListener('abort', onAbort);
-          const slot: Slot = { reservedAt: this.monotonic(), settled: false };
-          this.slots.push(slot);
+          let sent = false;
           const markSent = () => {
-            if (slot.sentAt === undefined) slot.sentAt = this.monotonic();
+            if (sent) return;
+            sent = true;
+            ticket.sent();
             this.pump();
           };
           let running: Promise<T>;
@@ -127,7 +127,7 @@ export class RateLimiter extends EventEmitter {
             running = Promise.reject(err);
           }
           running.finally(() => {
-            slot.settled = true;
+            ticket.settled();
             this.pump();
           }).catch(() => undefined);
           resolve(running);
@@ -149,6 +149,7 @@ export class RateLimiter extends EventEmitter {
     const until = this.monotonic() + Math.max(0, ms);
     if (until > this.pausedUntil) {
       this.pausedUntil = until;
+      this.store.pauseFor(ms);
       this.emitState();
       this.pump();
     }
@@ -234,54 +235,78 @@ export class RateLimiter extends EventEmitter {
     for (const p of PRIORITIES) {
       for (const waiter of this.queues[p].splice(0)) if (!waiter.cancelled) waiter.fail(aborted());
     }
-    this.slots = [];
     this.removeAllListeners();
+    await this.store.close();
   }
 
-  /** Starts every waiter the window allows, highest priority first, and sets one timer for the next. */
+  /** Starts every waiter the store allows, highest priority first, and sets one timer for the next. */
   private pump(): void {
-    if (this.stopped) return;
+    if (this.stopped || this.asking) return;
     for (;;) {
       const waiter = this.nextWaiter();
       if (!waiter) return this.clearTimer();
-      const t = this.monotonic();
-      const dueAt = this.startDueAt(t);
-      if (dueAt === Infinity) return this.clearTimer();
-      if (dueAt > t) return this.wakeIn(dueAt - t);
-      this.takeWaiter();
-      try {
-        this.takeFromDailyBudget();
-      } catch (err) {
-        waiter.fail(err);
+      // A spent daily budget refuses at once: the window is not asked for a start that cannot be made.
+      const spent = this.dailyLimitError();
+      if (spent) {
+        this.takeWaiter();
+        waiter.fail(spent);
         continue;
       }
-      // A timer that ran late (a busy event loop) does not push every later start back: the spacing
-      // counts from when this start was due, catching up by at most a quarter of a spacing or CATCH_UP_MS,
-      // whichever is more (at 100/s a quarter spacing is 2.5 ms, and every longer delay would be lost for good).
-      const onTime = Math.max(dueAt, waiter.queuedAt);
-      this.lastStartAt = Math.min(t, Math.max(onTime, t - Math.max(this.spacingMs() / 4, CATCH_UP_MS)));
-      this.noteCleanStart();
-      waiter.run();
+      const windowMs = WINDOW_MS + this.marginMs;
+      const decision = this.store.tryStart({
+        tps: this.tps,
+        windowMs,
+        // Evenly spread at the window's rate: a burst of N at once reaches the service as a clump.
+        spacingMs: windowMs / this.tps,
+        // At 100/s a quarter spacing is 2.5 ms, and every longer delay would be lost for good.
+        catchUpMs: CATCH_UP_MS,
+        waitedMs: Math.max(0, this.monotonic() - waiter.queuedAt),
+      });
+      if (decision instanceof Promise) return this.awaitDecision(decision);
+      if (!this.startOn(decision)) return;
     }
   }
 
-  /** Evenly spread at the window's rate: a burst of N at once reaches the service as a clump. */
-  private spacingMs(): number {
-    return (WINDOW_MS + this.marginMs) / this.tps;
+  /** A shared store answers later: the pump goes on once it has. */
+  private awaitDecision(decision: Promise<PaceDecision>): void {
+    this.asking = true;
+    this.clearTimer();
+    decision.then(
+      (d) => {
+        this.asking = false;
+        if (this.startOn(d)) this.pump();
+      },
+      () => {
+        // A store that cannot answer says so through its own status; the queue asks again shortly.
+        this.asking = false;
+        this.wakeIn(CATCH_UP_MS);
+      },
+    );
   }
 
-  /**
-   * Monotonic ms from which the next start is allowed (at or before `t`: now; Infinity: once an
-   * unsent request reaches the wire): the pause after a 429, the sliding window, the spacing.
-   */
-  private startDueAt(t: number): number {
-    const windowMs = WINDOW_MS + this.marginMs;
-    // Unsent requests count as arriving now; settled unsent ones from their reservation.
-    const times = this.slots.map((s) => s.sentAt ?? (s.settled ? s.reservedAt : Infinity));
-    this.slots = this.slots.filter((_, i) => times[i] > t - windowMs);
-    const live = times.filter((at) => at > t - windowMs).sort((a, b) => a - b);
-    const windowFreeAt = live.length >= this.tps ? live[live.length - this.tps] + windowMs : -Infinity;
-    return Math.max(this.pausedUntil, windowFreeAt, this.lastStartAt + this.spacingMs());
+  /** Starts the first waiter on a granted start (true), or waits as the store said (false). */
+  private startOn(decision: PaceDecision): boolean {
+    if ('waitMs' in decision) {
+      if (decision.waitMs === Infinity) this.clearTimer();
+      else this.wakeIn(decision.waitMs);
+      return false;
+    }
+    const waiter = this.stopped ? undefined : this.nextWaiter();
+    if (!waiter) {
+      decision.ticket.settled();
+      return false;
+    }
+    this.takeWaiter();
+    try {
+      this.takeFromDailyBudget();
+    } catch (err) {
+      decision.ticket.settled();
+      waiter.fail(err);
+      return true;
+    }
+    this.noteCleanStart();
+    waiter.run(decision.ticket);
+    return true;
   }
 
   private nextWaiter(): Waiter | undefined {
@@ -358,17 +383,22 @@ export class RateLimiter extends EventEmitter {
   }
 
   private takeFromDailyBudget(): void {
-    this.rollDay();
-    if (this.dailyRemaining <= 0) {
-      const resetAt = Math.floor(this.dailyResetAtMs / 1000);
-      throw new EnergyApiError({
-        code: 'DAILY_LIMIT',
-        message: `the key's daily request budget (${this.tpd}) is spent; it resets at ${new Date(this.dailyResetAtMs).toISOString()}`,
-        rateLimit: { limit: this.tpd, remaining: 0, resetAt, scope: 'tpd' },
-        sent: false,
-      });
-    }
+    const spent = this.dailyLimitError();
+    if (spent) throw spent;
     this.dailyRemaining -= 1;
+  }
+
+  /** DAILY_LIMIT when today's budget is spent, else undefined. */
+  private dailyLimitError(): EnergyApiError | undefined {
+    this.rollDay();
+    if (this.dailyRemaining > 0) return undefined;
+    const resetAt = Math.floor(this.dailyResetAtMs / 1000);
+    return new EnergyApiError({
+      code: 'DAILY_LIMIT',
+      message: `the key's daily request budget (${this.tpd}) is spent; it resets at ${new Date(this.dailyResetAtMs).toISOString()}`,
+      rateLimit: { limit: this.tpd, remaining: 0, resetAt, scope: 'tpd' },
+      sent: false,
+    });
   }
 
   private emitState(): void {

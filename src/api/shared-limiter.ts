@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type BottleneckType from 'bottleneck';
+import { performance } from 'node:perf_hooks';
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
-import { aborted } from './limiter.js';
-import type { RateLimitState, RequestPriority } from './types.js';
+import { LocalPaceStore, type PaceDecision, type PaceRequest, type PaceStore, type PaceTicket } from './pace-store.js';
+import type { RateLimitState } from './types.js';
 
 export interface SharedLimiterOptions {
   /** redis://[user[:password]@]host[:port][/db] */
@@ -12,10 +12,8 @@ export interface SharedLimiterOptions {
   password?: string;
   /** The key's id in Redis: a digest of base address and key, never the key itself (see sharedLimiterId). */
   id: string;
-  /** The key's per-second limit until the shared or learnt one says otherwise. */
+  /** The key's per-second limit until the shared or learnt one says otherwise (sizes the share while Redis is down). */
   tps: number;
-  /** Share of the limit the cluster may use (default 0.94): headroom for timers firing late in one process. */
-  usable?: number;
   /** Heartbeat period in ms (default 1000); an instance unseen for 5 periods no longer counts. */
   heartbeatMs?: number;
 }
@@ -39,25 +37,87 @@ export interface SharedFigures {
   dailyResetAt?: number;
 }
 
-interface Waiter {
-  priority: RequestPriority;
-  resolve: () => void;
-  reject: (err: unknown) => void;
-  signal?: AbortSignal;
-  onAbort: () => void;
-  /** The Bottleneck generation it was handed to; undefined while queued here. */
-  dispatchedIn?: number;
-}
-
-const PRIORITY: Record<RequestPriority, number> = { interactive: 1, normal: 5, bulk: 8 };
 const WINDOW_MS = 1000;
-/** Margin on the local fallback window and the pause at every change of mode. */
+/** Margin on the window while Redis is down, and the hold at every change of mode. */
 const FALLBACK_MARGIN_MS = 100;
-/** Requests handed to Bottleneck at once: more would be reserved in Redis ahead of other instances' priorities. */
-const IN_FLIGHT = 2;
 /** Redis must stay reachable this long before the instance rejoins. */
 const STABLE_MS = 1000;
 const MISSED_HEARTBEATS = 5;
+/** A start granted but not on the wire this long after (its process gone) counts as sent then. */
+const UNSENT_TTL_MS = 10_000;
+/** While an unsent start of another process fills the window, ask again this soon. */
+const UNSENT_POLL_MS = 5;
+/** Every key of the window expires this long after its last use. */
+const KEY_TTL_MS = 60_000;
+
+/**
+ * The limiter's window in Redis, on Redis's clock (one clock for every process): `sent` holds the key's starts by
+ * when they reached the wire (or, settled unsent, by their grant), `unsent` the granted starts not yet on the wire
+ * (they fill the window until they are), `pace` the due time of the last start and the pause after a 429.
+ * The same rule as LocalPaceStore: KEYS sent, unsent, pace; ARGV id, tps, windowMs, spacingMs, catchUpMs, waitedMs.
+ * Returns {1, 0} for a start granted, {0, ms} to wait (-1: until an unsent start is on the wire).
+ */
+const TRY_START_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local tps, windowMs, spacing = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local catchUp, waited = tonumber(ARGV[5]), tonumber(ARGV[6])
+local stale = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now - ${UNSENT_TTL_MS})
+for _, id in ipairs(stale) do
+  redis.call('ZREM', KEYS[2], id)
+  redis.call('ZADD', KEYS[1], now, id)
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - windowMs)
+local live = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - windowMs), '+inf', 'WITHSCORES')
+local liveCount = #live / 2
+local unsent = redis.call('ZCARD', KEYS[2])
+local dueAt = -1e308
+if liveCount + unsent >= tps then
+  local index = liveCount + unsent - tps + 1
+  if index > liveCount then return {0, -1} end
+  dueAt = tonumber(live[index * 2]) + windowMs
+end
+local pace = redis.call('HMGET', KEYS[3], 'lastStartAt', 'pausedUntil')
+local last, paused = tonumber(pace[1]), tonumber(pace[2])
+if last and last + spacing > dueAt then dueAt = last + spacing end
+if paused and paused > dueAt then dueAt = paused end
+if dueAt > now then return {0, math.ceil(dueAt - now)} end
+local onTime = math.max(dueAt, now - waited)
+local lastStart = math.min(now, math.max(onTime, now - math.max(spacing / 4, catchUp)))
+redis.call('HSET', KEYS[3], 'lastStartAt', tostring(lastStart))
+redis.call('ZADD', KEYS[2], now, ARGV[1])
+for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ${KEY_TTL_MS}) end
+return {1, 0}
+`;
+
+/** A granted start is on the wire (KEYS sent, unsent; ARGV id): counted from now. */
+const SENT_SCRIPT = `
+local t = redis.call('TIME')
+if redis.call('ZREM', KEYS[2], ARGV[1]) == 1 then
+  redis.call('ZADD', KEYS[1], tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000, ARGV[1])
+end
+return 1
+`;
+
+/** A granted start ended without reaching the wire (KEYS sent, unsent; ARGV id): counted from its grant. */
+const SETTLED_SCRIPT = `
+local grantedAt = redis.call('ZSCORE', KEYS[2], ARGV[1])
+if grantedAt then
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('ZADD', KEYS[1], grantedAt, ARGV[1])
+end
+return 1
+`;
+
+/** Every start of the key waits ARGV[1] ms from now (KEYS pace). */
+const PAUSE_SCRIPT = `
+local t = redis.call('TIME')
+local untilMs = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000 + tonumber(ARGV[1])
+local cur = tonumber(redis.call('HGET', KEYS[1], 'pausedUntil'))
+if not cur or untilMs > cur then redis.call('HSET', KEYS[1], 'pausedUntil', tostring(untilMs)) end
+redis.call('PEXPIRE', KEYS[1], ${KEY_TTL_MS})
+return 1
+`;
 
 const HEARTBEAT_SCRIPT = `
 local t = redis.call('TIME')
@@ -83,41 +143,36 @@ redis.call('EXPIRE', KEYS[1], 172800)
 return 1
 `;
 
-/** The Bottleneck id of a key: a digest of base address and key (the key never reaches Redis). */
+/** The Redis id of a key: a digest of base address and key (the key never reaches Redis). */
 export function sharedLimiterId(base: string, apiKey: string): string {
   return `energy-api-${createHash('sha256').update(`${base}\n${apiKey}`).digest('hex').slice(0, 32)}`;
 }
 
 /**
- * A gate in front of the key's local limiter that shares the key's per-second budget among every
- * Node-RED instance using it, through Bottleneck's Redis clustering. While Redis is unreachable the
- * instance sends at most its share (the limit divided by the instances last seen) and rejoins once
- * Redis is back. Emits 'status' (SharedStatus) and 'figures' (SharedFigures read from Redis).
+ * The key's window in Redis, shared by every Node-RED instance using the key: the limiter runs the same algorithm
+ * over it as over its window in the process (LocalPaceStore), so a cluster of processes is paced on the wire as one
+ * process is. While Redis is unreachable the instance paces itself in the process at its share (the limit divided by
+ * the instances last seen) and rejoins once Redis has been back for a second; every change of mode first lets a
+ * window pass. ioredis is loaded only when a store is made. Emits 'status' (SharedStatus) and 'figures'
+ * (SharedFigures read from Redis).
  */
-export class SharedLimiter extends EventEmitter {
+export class SharedLimiter extends EventEmitter implements PaceStore {
   private readonly options: Required<Omit<SharedLimiterOptions, 'password'>> & { password?: string };
   private readonly instanceId = randomUUID();
-  private readonly queue: Waiter[] = [];
-  private connection?: InstanceType<typeof BottleneckType.IORedisConnection>;
+  private readonly local = new LocalPaceStore(() => performance.now());
   private client?: RedisClient;
-  private bottleneck?: BottleneckType;
-  private generation = 0;
-  private inFlight = 0;
   private mode: SharedMode = 'connecting';
   private tps: number;
   private instances = 1;
   private instancesSeen = false;
-  /** Nothing is sent before this (ms, Date.now), after every change of mode. */
-  private holdUntil = 0;
-  private fallbackSends: number[] = [];
-  private timer?: NodeJS.Timeout;
   private heartbeat?: NodeJS.Timeout;
   private stableTimer?: NodeJS.Timeout;
+  private starts = 0;
   private closed = false;
 
   constructor(options: SharedLimiterOptions) {
     super();
-    this.options = { usable: 0.94, heartbeatMs: 1000, ...options };
+    this.options = { heartbeatMs: 1000, ...options };
     this.tps = options.tps > 0 ? options.tps : 5;
     this.connect();
   }
@@ -126,23 +181,29 @@ export class SharedLimiter extends EventEmitter {
     return { mode: this.mode, instances: this.instances, fallbackTps: this.fallbackShare() };
   }
 
-  /** Resolves when this instance may start one request; rejects with ABORTED when `signal` fires first. */
-  acquire(priority: RequestPriority, signal?: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      if (this.closed || signal?.aborted) return reject(aborted());
-      const waiter: Waiter = {
-        priority, resolve, reject, signal,
-        onAbort: () => {
-          const at = this.queue.indexOf(waiter);
-          if (at >= 0) this.queue.splice(at, 1);
-          reject(aborted());
-        },
-      };
-      signal?.addEventListener('abort', waiter.onAbort, { once: true });
-      const at = this.queue.findIndex((w) => PRIORITY[w.priority] > PRIORITY[priority]);
-      this.queue.splice(at < 0 ? this.queue.length : at, 0, waiter);
-      this.pump();
-    });
+  tryStart(request: PaceRequest): PaceDecision | Promise<PaceDecision> {
+    if (request.tps !== this.tps) this.setTps(request.tps);
+    const client = this.client;
+    if (this.mode !== 'shared' || !client) return this.local.tryStart(this.fallbackRequest(request));
+    const id = `${this.instanceId}:${(this.starts += 1)}`;
+    const keys = [this.key('sent'), this.key('unsent'), this.key('pace')];
+    return (client.eval(TRY_START_SCRIPT, 3, ...keys, id, String(request.tps), String(request.windowMs),
+      String(request.spacingMs), String(request.catchUpMs), String(request.waitedMs)) as Promise<[number, number]>)
+      .then(([granted, waitMs]): PaceDecision => {
+        if (granted === 1) return { ticket: this.sharedTicket(client, keys, id) };
+        return { waitMs: waitMs < 0 ? UNSENT_POLL_MS : Math.max(1, waitMs) };
+      }, (): PaceDecision => {
+        // Redis failed the call: this instance goes on its own share at once.
+        this.onUnreachable();
+        return { waitMs: 0 };
+      });
+  }
+
+  pauseFor(ms: number): void {
+    this.local.pauseFor(ms);
+    if (this.mode === 'shared' && this.client) {
+      this.client.eval(PAUSE_SCRIPT, 1, this.key('pace'), String(Math.max(0, Math.round(ms)))).catch(() => undefined);
+    }
   }
 
   /** Shares what this instance learnt (limits, remaining daily budget) with the others. */
@@ -156,24 +217,44 @@ export class SharedLimiter extends EventEmitter {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearTimeout(this.timer);
     clearInterval(this.heartbeat);
     clearTimeout(this.stableTimer);
-    for (const waiter of this.queue.splice(0)) {
-      waiter.signal?.removeEventListener('abort', waiter.onAbort);
-      waiter.reject(aborted());
-    }
     const client = this.client;
+    this.client = undefined;
     if (client?.status === 'ready') await client.zrem(this.key('instances'), this.instanceId).catch(() => undefined);
-    this.dropBottleneck();
-    await this.connection?.disconnect(false).catch(() => undefined);
+    client?.disconnect(false);
+    await this.local.close();
     this.removeAllListeners();
   }
 
+  /** A start granted in Redis: its wire time and its end go back to Redis (lost while Redis is down: they expire). */
+  private sharedTicket(client: RedisClient, keys: string[], id: string): PaceTicket {
+    const tell = (script: string) => {
+      client.eval(script, 2, keys[0], keys[1], id).catch(() => undefined);
+    };
+    let sent = false;
+    return {
+      sent: () => {
+        sent = true;
+        tell(SENT_SCRIPT);
+      },
+      settled: () => {
+        if (!sent) tell(SETTLED_SCRIPT);
+      },
+    };
+  }
+
+  /** While Redis is down: this instance's share of the limit, on a wider window. */
+  private fallbackRequest(request: PaceRequest): PaceRequest {
+    const share = this.fallbackShare();
+    const windowMs = WINDOW_MS + FALLBACK_MARGIN_MS;
+    return { ...request, tps: share, windowMs, spacingMs: windowMs / share };
+  }
+
   private connect(): void {
-    // Required only here: without a shared limiter neither Bottleneck's Redis mode nor ioredis is loaded.
+    // Required only here: without a shared limiter ioredis is never loaded.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const Bottleneck = require('bottleneck') as typeof BottleneckType;
+    const IORedis = require('ioredis') as typeof import('ioredis');
     const url = new URL(this.options.redisUrl);
     const clientOptions: RedisOptions = {
       host: url.hostname || '127.0.0.1',
@@ -181,15 +262,14 @@ export class SharedLimiter extends EventEmitter {
       username: url.username ? decodeURIComponent(url.username) : undefined,
       password: this.options.password || (url.password ? decodeURIComponent(url.password) : undefined),
       db: Number(url.pathname.slice(1)) || 0,
+      tls: url.protocol === 'rediss:' ? {} : undefined,
       // Fail at once while disconnected: the instance then falls back instead of waiting on Redis.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectTimeout: 1000,
       retryStrategy: () => 500,
     };
-    this.connection = new Bottleneck.IORedisConnection({ clientOptions });
-    this.connection.on('error', () => undefined);
-    const client = (this.connection as unknown as { client: RedisClient }).client;
+    const client = new IORedis.Redis(clientOptions);
     this.client = client;
     client.on('ready', () => this.onReachable());
     client.on('close', () => this.onUnreachable());
@@ -216,49 +296,19 @@ export class SharedLimiter extends EventEmitter {
 
   private enter(mode: SharedMode): void {
     this.mode = mode;
-    this.generation += 1;
-    this.inFlight = 0;
-    this.dropBottleneck();
     // Whatever the other instances sent under the old mode must leave the window first.
-    this.holdUntil = Date.now() + WINDOW_MS + FALLBACK_MARGIN_MS;
-    this.fallbackSends = [];
-    for (const waiter of this.queue) waiter.dispatchedIn = undefined;
+    const holdMs = WINDOW_MS + FALLBACK_MARGIN_MS;
+    this.local.reset(holdMs);
     if (mode === 'shared') {
-      this.bottleneck = this.newBottleneck();
+      this.client?.eval(PAUSE_SCRIPT, 1, this.key('pace'), String(holdMs)).catch(() => undefined);
       this.beat();
     }
     this.emit('status', this.status());
-    this.pump();
-  }
-
-  private newBottleneck(): BottleneckType {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const Bottleneck = require('bottleneck') as typeof BottleneckType;
-    const limiter = new Bottleneck({
-      id: this.options.id,
-      datastore: 'ioredis',
-      connection: this.connection,
-      clearDatastore: false,
-      minTime: this.minTime(),
-    });
-    limiter.on('error', () => undefined);
-    return limiter;
-  }
-
-  private dropBottleneck(): void {
-    const old = this.bottleneck;
-    this.bottleneck = undefined;
-    if (old) void old.stop({ dropWaitingJobs: true }).catch(() => undefined);
-  }
-
-  private minTime(): number {
-    return Math.ceil(WINDOW_MS / (this.tps * this.options.usable));
   }
 
   private setTps(tps: number): void {
     if (!(tps > 0) || tps === this.tps) return;
     this.tps = tps;
-    this.bottleneck?.updateSettings({ minTime: this.minTime() });
     this.emit('status', this.status());
   }
 
@@ -283,70 +333,6 @@ export class SharedLimiter extends EventEmitter {
         if (changed) this.emit('status', this.status());
       })
       .catch(() => undefined);
-  }
-
-  private pump(): void {
-    if (this.closed) return;
-    clearTimeout(this.timer);
-    const wait = this.holdUntil - Date.now();
-    if (wait > 0) return this.wake(wait);
-    if (this.mode === 'shared') this.pumpShared();
-    else this.pumpFallback();
-  }
-
-  private pumpShared(): void {
-    const limiter = this.bottleneck;
-    if (!limiter) return;
-    const generation = this.generation;
-    for (const waiter of this.queue) {
-      if (this.inFlight >= IN_FLIGHT) return;
-      if (waiter.dispatchedIn !== undefined) continue;
-      waiter.dispatchedIn = generation;
-      this.inFlight += 1;
-      const granted = (ok: boolean) => {
-        if (generation !== this.generation) return;
-        this.inFlight -= 1;
-        const at = this.queue.indexOf(waiter);
-        if (ok && at >= 0) {
-          this.queue.splice(at, 1);
-          waiter.signal?.removeEventListener('abort', waiter.onAbort);
-          waiter.resolve();
-        } else if (at >= 0) {
-          waiter.dispatchedIn = undefined;
-        }
-        this.pump();
-      };
-      limiter.schedule({ priority: PRIORITY[waiter.priority] }, async () => {
-        // A grant that arrives after a change of mode is not used: the waiter goes the new way.
-        granted(generation === this.generation);
-      }).catch(() => {
-        if (generation === this.generation) this.onUnreachable();
-      });
-    }
-  }
-
-  private pumpFallback(): void {
-    const windowMs = WINDOW_MS + FALLBACK_MARGIN_MS;
-    const share = this.fallbackShare();
-    for (;;) {
-      if (!this.queue.length) return;
-      const now = Date.now();
-      this.fallbackSends = this.fallbackSends.filter((t) => t > now - windowMs);
-      const spacing = windowMs / share;
-      const last = this.fallbackSends[this.fallbackSends.length - 1] ?? -Infinity;
-      let wait = Math.max(0, last + spacing - now);
-      if (this.fallbackSends.length >= share) wait = Math.max(wait, this.fallbackSends[this.fallbackSends.length - share] + windowMs - now);
-      if (wait > 0) return this.wake(wait);
-      const waiter = this.queue.shift() as Waiter;
-      this.fallbackSends.push(now);
-      waiter.signal?.removeEventListener('abort', waiter.onAbort);
-      waiter.resolve();
-    }
-  }
-
-  private wake(ms: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.pump(), Math.ceil(ms) + 1);
   }
 
   private key(name: string): string {

@@ -13,8 +13,6 @@ export interface TransportOptions {
   baseUrl: string;
   apiKey: string;
   limiter: RateLimiter;
-  /** Asked before the local limiter for each attempt (the Redis-shared limiter of a key used by several instances). */
-  gate?: RequestGate;
   /** Per-attempt timeout. Default 30 s. */
   timeoutMs?: number;
   /** Retries after the first attempt. Default 6. */
@@ -35,11 +33,6 @@ export type RetryInfo =
   | { kind: 'retrying'; attempt: number; waitMs: number; error: EnergyApiError }
   | { kind: 'settled'; retries: number }
   | { kind: 'rateWait'; waiting: boolean };
-
-/** Admits requests before the local limiter; rejects with ABORTED when `signal` fires first. */
-export interface RequestGate {
-  acquire(priority: RequestPriority, signal?: AbortSignal): Promise<void>;
-}
 
 export interface RequestSpec {
   method: 'GET' | 'PATCH';
@@ -79,7 +72,6 @@ export class Transport {
   private readonly http: AxiosInstance;
   private readonly agents: { http: http.Agent; https: https.Agent };
   private readonly limiter: RateLimiter;
-  private readonly gate?: RequestGate;
   private readonly apiKey: string;
   private readonly maxRetries: number;
   private readonly backoffBaseMs: number;
@@ -92,7 +84,6 @@ export class Transport {
 
   constructor(options: TransportOptions) {
     this.limiter = options.limiter;
-    this.gate = options.gate;
     this.apiKey = options.apiKey;
     this.maxRetries = options.maxRetries ?? 6;
     this.backoffBaseMs = options.backoffBaseMs ?? 400;
@@ -128,7 +119,6 @@ export class Transport {
   private async attempts<T>(spec: RequestSpec, signal: AbortSignal): Promise<ApiResponse<T>> {
     const idempotent = spec.method === 'GET';
     for (let attempt = 0; ; attempt++) {
-      await this.gate?.acquire(spec.priority ?? 'normal', signal);
       const wait = this.rateWait(spec);
       const outcome = await this.limiter.schedule(spec.priority ?? 'normal', (markSent) => {
         wait?.end();

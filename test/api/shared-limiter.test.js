@@ -1,8 +1,8 @@
 'use strict';
-// The Redis-shared limiter against a real redis-server on loopback: three instances of one key share
+// The limiter over its Redis store against a real redis-server on loopback: three instances of one key share
 // its per-second budget, fall back to their share while Redis is down and rejoin when it is back.
 const assert = require('node:assert');
-const { SharedLimiter, sharedLimiterId } = require('../../dist/api');
+const { RateLimiter, SharedLimiter, sharedLimiterId } = require('../../dist/api');
 const { startRedis, REDIS_SERVER } = require('../support/redis-server');
 const { skipBecause } = require('../support/skip');
 
@@ -33,7 +33,9 @@ function waitForMode(limiters, mode, timeoutMs = 8000) {
 describe('shared limiter on Redis', function () {
   this.timeout(90_000);
   let redis;
+  /** The Redis stores, and the limiters running over them (one per instance). */
   let limiters = [];
+  let paced = [];
 
   before(async function () {
     if (!REDIS_SERVER) {
@@ -44,7 +46,9 @@ describe('shared limiter on Redis', function () {
 
   afterEach(async () => {
     await Promise.all(limiters.map((l) => l.close()));
+    await Promise.all(paced.map((l) => l.stop()));
     limiters = [];
+    paced = [];
   });
 
   after(async () => {
@@ -53,8 +57,11 @@ describe('shared limiter on Redis', function () {
 
   const make = (n, id) => {
     limiters = Array.from({ length: n }, () => new SharedLimiter({ redisUrl: redis.url, id, tps: TPS, heartbeatMs: 300 }));
+    paced = limiters.map((store) => new RateLimiter({ tps: TPS, tpd: 1e9, store }));
     return limiters;
   };
+  /** One start of instance `i`, its request on the wire at once. */
+  const start = (i) => paced[i].schedule('bulk', async (markSent) => markSent());
 
   it('names the key by a digest of base address and key, never the key', () => {
     const id = sharedLimiterId('https://api.example.com/v3', 'secret-key-12345');
@@ -74,7 +81,7 @@ describe('shared limiter on Redis', function () {
     const demand = group.map(async (limiter, i) => {
       while (running) {
         try {
-          await limiter.acquire('bulk');
+          await start(i);
         } catch {
           return;
         }
@@ -108,8 +115,28 @@ describe('shared limiter on Redis', function () {
 
     const most = busiestSecond(grants.map((g) => g.at));
     assert.ok(most <= TPS, `a one-second window held ${most} grants (limit ${TPS})`);
-    await Promise.all(group.map((l) => l.close()));
+    await Promise.all(paced.map((l) => l.stop()));
     await Promise.all(demand);
+  });
+
+  it('counts every instance\'s requests on the wire: one slow to reach its socket holds the window for all', async () => {
+    const group = make(2, sharedLimiterId('http://127.0.0.1/v3', `wire-${Date.now()}`));
+    await waitForMode(group, 'shared');
+    // Every sixth request takes 300 ms from its start to its socket (a busy event loop, a slow connect): the service
+    // counts it when it arrives, so the others of the key must count it from then too, whichever instance sent it.
+    const wire = [];
+    let started = 0;
+    const request = (i) => paced[i].schedule('bulk', async (markSent) => {
+      if (started++ % 6 === 0) await sleep(300);
+      wire.push(Date.now());
+      markSent();
+    });
+    await Promise.all(group.map(async (_, i) => {
+      for (let k = 0; k < 8; k++) await Promise.all([request(i), request(i)]);
+    }));
+    assert.strictEqual(wire.length, 32);
+    const most = busiestSecond(wire);
+    assert.ok(most <= TPS, `a one-second window on the wire held ${most} requests (limit ${TPS})`);
   });
 
   it('shares the learnt limits and the remaining daily budget', async () => {
