@@ -167,6 +167,8 @@ export class SharedLimiter extends EventEmitter implements PaceStore {
   private instancesSeen = false;
   private heartbeat?: NodeJS.Timeout;
   private stableTimer?: NodeJS.Timeout;
+  /** Nothing starts before this (performance.now ms), after every change of mode. */
+  private holdUntil = 0;
   private starts = 0;
   private closed = false;
 
@@ -185,6 +187,8 @@ export class SharedLimiter extends EventEmitter implements PaceStore {
     if (request.tps !== this.tps) this.setTps(request.tps);
     const client = this.client;
     if (this.mode !== 'shared' || !client) return this.local.tryStart(this.fallbackRequest(request));
+    const holdMs = this.holdUntil - performance.now();
+    if (holdMs > 0) return { waitMs: holdMs };
     const id = `${this.instanceId}:${(this.starts += 1)}`;
     const keys = [this.key('sent'), this.key('unsent'), this.key('pace')];
     return (client.eval(TRY_START_SCRIPT, 3, ...keys, id, String(request.tps), String(request.windowMs),
@@ -296,13 +300,11 @@ export class SharedLimiter extends EventEmitter implements PaceStore {
 
   private enter(mode: SharedMode): void {
     this.mode = mode;
-    // Whatever the other instances sent under the old mode must leave the window first.
+    // Whatever this instance or the others sent under the old mode must leave the window first.
     const holdMs = WINDOW_MS + FALLBACK_MARGIN_MS;
+    this.holdUntil = performance.now() + holdMs;
     this.local.reset(holdMs);
-    if (mode === 'shared') {
-      this.client?.eval(PAUSE_SCRIPT, 1, this.key('pace'), String(holdMs)).catch(() => undefined);
-      this.beat();
-    }
+    if (mode === 'shared') this.beat();
     this.emit('status', this.status());
   }
 
