@@ -58,6 +58,14 @@ describe('one error family with a common code', () => {
     assert.equal(isAborted(new api.OutsideServiceError({ provider: 'Amber', code: 'ABORTED', sent: false, message: 'Amber could not be reached: canceled' })), true);
   });
 
+  it('Home Assistant\'s errors are on the outside side too, with their own codes', () => {
+    const { HaError } = require('../../dist/ha/websocket.js');
+    const err = new HaError('auth_invalid', 'Home Assistant refused the access token …x1y2z');
+    assert.ok(err instanceof api.PackageError);
+    assert.equal(err.side, 'outside');
+    assert.deepEqual(errorDetails(err), { name: 'HaError', message: err.message, code: 'auth_invalid' });
+  });
+
   it('the service\'s errors stay EnergyApiErrors, members of the family with their own fields', () => {
     const err = api.EnergyApiError.invalid('no device id');
     assert.ok(err instanceof api.PackageError);

@@ -139,5 +139,6 @@ describe('energy-price (Node-RED, simulator clock)', function () {
     nodes.price.receive({});
     await until(() => caught.length === 1);
     assert.match(caught[0].error.message, /resolution must be 5 or 30/);
+    assert.equal(caught[0].apiError.code, 'BAD_CONFIG', 'a setting, not a request to the energy API');
   });
 });
