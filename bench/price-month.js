@@ -42,6 +42,8 @@ const MAX_SWITCHINGS = 6;
 /** The plan on a calibrated forecast: the goal is within 5 % of the hindsight optimum; reported, gated only with OPTIMUM_GATE. */
 const OPTIMUM_GOAL = 0.05;
 const OPTIMUM_GATE = process.env.OPTIMUM_GATE === undefined ? undefined : Number(process.env.OPTIMUM_GATE);
+/** The same distance to the optimum in the plan's own game (its holds, a tank that takes no more than its target): gated. */
+const FAIR_GATE = Number(process.env.FAIR_GATE ?? 0.1);
 /** Gate that the forecast plan beats yesterday's sun on the weather-change days (CHANGE_GATE=0 reports only). */
 const CHANGE_GATE = process.env.CHANGE_GATE !== '0';
 const example = (name) => require(path.join(__dirname, '..', 'examples', `${name}.json`));
@@ -413,8 +415,11 @@ function hindsightReport(results, offEntries, prices) {
   if (calibrated) {
     const toOptimum = above(calibrated.cost, best.joint);
     const belowNaive = bestNaive ? (bestNaive.cost - calibrated.cost) / Math.abs(bestNaive.cost) : undefined;
-    console.log(`${calibrated.name}: ${(toOptimum * 100).toFixed(1)} % above the hindsight optimum, ${(above(calibrated.cost, held.joint) * 100).toFixed(1)} % above it in the plan's own game (goal ≤ ${pct(OPTIMUM_GOAL)} of the optimum, ${OPTIMUM_GATE === undefined ? 'reported' : `gated at ${pct(OPTIMUM_GATE)}`}); ${belowNaive === undefined ? 'no naive strategy met every target' : `${(belowNaive * 100).toFixed(1)} % below the best naive (${bestNaive.name}) in the model`}`);
+    console.log(`${calibrated.name}: ${(toOptimum * 100).toFixed(1)} % above the hindsight optimum, ${(above(calibrated.cost, held.joint) * 100).toFixed(1)} % above it in the plan's own game (goal ≤ ${pct(OPTIMUM_GOAL)} of the optimum, ${OPTIMUM_GATE === undefined ? 'reported' : `gated at ${pct(OPTIMUM_GATE)}`}; in its own game gated at ${pct(FAIR_GATE)}); ${belowNaive === undefined ? 'no naive strategy met every target' : `${(belowNaive * 100).toFixed(1)} % below the best naive (${bestNaive.name}) in the model`}`);
     if (OPTIMUM_GATE !== undefined && toOptimum > OPTIMUM_GATE) problems.push(`${calibrated.name} is ${pct(toOptimum)} above the hindsight optimum (gate ${pct(OPTIMUM_GATE)})`);
+    const toFair = above(calibrated.cost, held.joint);
+    if (toFair > FAIR_GATE) problems.push(`${calibrated.name} is ${(toFair * 100).toFixed(1)} % above the hindsight optimum in the plan's own game (gate ${pct(FAIR_GATE)})`);
+    gated.push(`${calibrated.name} within ${pct(FAIR_GATE)} of the optimum in its own game`);
     if (persistence && changeDays.length > 0) {
       console.log(`on the weather-change days: ${rows.filter((r) => PLANNERS.includes(r.name)).map((r) => `${r.name} ${r.change.toFixed(2)} AUD`).join(', ')}`);
       if (CHANGE_GATE && calibrated.change >= persistence.change) problems.push(`on the weather-change days ${calibrated.name} (${calibrated.change.toFixed(2)} AUD) is not below the plan on yesterday's sun (${persistence.change.toFixed(2)} AUD)`);
