@@ -569,6 +569,8 @@ describe('e2e: dashboard', function () {
     await assertChartReadable(page, T.power);
     await chartOf(page, T.price, undefined, 30000);
     await assertChartReadable(page, T.price);
+    await chartOf(page, T.savings, (c) => c.series.length === 2 && c.series.every((x) => x.data.length > 0), 30000);
+    await assertChartReadable(page, T.savings);
     await h.screenshot(page, 'dashboard-phone.png', { fullPage: true });
 
     // The menu opens over the page, which keeps its width, and lists each page with an icon of its own.

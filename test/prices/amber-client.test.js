@@ -69,7 +69,7 @@ describe('Amber client (simulator)', function () {
     assert.ok(refused instanceof OutsideServiceError && refused instanceof PackageError, String(refused));
     assert.equal(isEnergyApiError(refused), false, 'not the energy API\'s error');
     assert.deepEqual([refused.side, refused.provider, refused.code, refused.status, refused.sent], ['outside', 'Amber', 'HTTP_401', 401, true]);
-    assert.doesNotMatch(JSON.stringify(refused.toJSON()), /badkey"|00000badkey/);
+    assert.ok(!JSON.stringify(refused.toJSON()).includes(wrong), 'the key is named by its last 5 characters only');
     const unreachable = await new AmberClient({ baseUrl: 'http://127.0.0.1:1/amber/v1', apiKey: SIM_AMBER_KEY }).sites().catch((err) => err);
     assert.ok(unreachable instanceof OutsideServiceError);
     assert.deepEqual([unreachable.code, unreachable.status, unreachable.sent], ['NETWORK', 0, false]);
