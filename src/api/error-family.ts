@@ -1,14 +1,15 @@
 /**
  * The package's one error family. Every error it raises has a `code` and says which side failed:
  * - `service`: the energy API (EnergyApiError, in errors.ts);
- * - `prices`: a price list or a price source (PriceError);
+ * - `outside`: a price or forecast service beside the energy API (OutsideServiceError, in outside-errors.ts);
+ * - `prices`: a price list that cannot be read (PriceError);
  * - `store`: a database behind energy-store (StoreError);
  * - `msg`: a msg a node cannot use (MsgError);
  * - `config`: a node's or config node's settings (ConfigError);
  * - `broker`: the MQTT broker (BrokerError).
  * What a flow sees of one (`msg.apiError`) is its `toJSON()`.
  */
-export type ErrorSide = 'service' | 'prices' | 'store' | 'msg' | 'config' | 'broker';
+export type ErrorSide = 'service' | 'outside' | 'prices' | 'store' | 'msg' | 'config' | 'broker';
 
 export abstract class PackageError extends Error {
   abstract readonly side: ErrorSide;
@@ -30,7 +31,7 @@ export function isPackageError(err: unknown): err is PackageError {
   return err instanceof PackageError;
 }
 
-/** A price list that cannot be read, or a price source that failed. */
+/** A price list that cannot be read (a price service that failed is an OutsideServiceError). */
 export class PriceError extends PackageError {
   readonly side = 'prices';
   constructor(message: string, code = 'BAD_PRICES') { super(code, message); }

@@ -6,7 +6,9 @@
  */
 import axios from 'axios';
 import { createHash } from 'node:crypto';
-import { EnergyApiError, redactKey } from './errors.js';
+import { ConfigError } from './error-family.js';
+import { redactKey } from './errors.js';
+import { OutsideServiceError } from './outside-errors.js';
 
 const http = axios.create({
   timeout: 30_000,
@@ -41,7 +43,7 @@ export interface GetOptions {
 export function checkBaseUrl(baseUrl: string, provider: string): string {
   const url = baseUrl.replace(/\/+$/, '');
   if (!/^https:\/\//.test(url) && !/^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(\/|$)/.test(url)) {
-    throw EnergyApiError.invalid(`the ${provider} address must be https:// (plain http:// only on this machine: 127.0.0.1 or localhost)`);
+    throw new ConfigError(`the ${provider} address must be https:// (plain http:// only on this machine: 127.0.0.1 or localhost)`);
   }
   return url;
 }
@@ -54,7 +56,7 @@ export async function getJson(url: string, options: GetOptions): Promise<HttpAns
   } catch (err) {
     const code = axios.isCancel(err) ? 'ABORTED' : (err as { code?: string }).code === 'ECONNABORTED' ? 'TIMEOUT' : 'NETWORK';
     const reason = redactKey(err instanceof Error ? err.message : String(err), options.secret);
-    throw new EnergyApiError({ status: 0, code, sent: false, method: 'GET', path, message: `${options.provider} could not be reached: ${reason}` });
+    throw new OutsideServiceError({ provider: options.provider, status: 0, code, sent: false, method: 'GET', path, message: `${options.provider} could not be reached: ${reason}` });
   }
   let body: unknown;
   try {

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { PackageError } from '../api/error-family.js';
 
 /**
  * A small client of Home Assistant's websocket API (`/api/websocket`): authenticate with a long-lived access
@@ -8,12 +9,12 @@ import { createRequire } from 'node:module';
  * (and every Node-RED install has) is used, found from the running Node-RED. No dependency is added.
  */
 
-/** A command HA answered with an error (its code: `unknown_command`, `unauthorized`, `invalid_format`…), or the connection's failure. */
-export class HaError extends Error {
-  constructor(readonly code: string, message: string) {
-    super(message);
-    this.name = 'HaError';
-  }
+/**
+ * A command HA answered with an error (its code: `unknown_command`, `unauthorized`, `invalid_format`…), or the
+ * connection's failure: Home Assistant is a service beside the energy API, so its errors are the family's `outside` side.
+ */
+export class HaError extends PackageError {
+  readonly side = 'outside';
 }
 
 interface SocketLike {

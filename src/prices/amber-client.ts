@@ -3,7 +3,9 @@
 // RateLimit headers Amber sends (RateLimit-Remaining, RateLimit-Reset in seconds) and, after a 429,
 // sends nothing on that key until the window resets. It never retries on its own: its caller polls on a
 // schedule and simply tries again at the next slot.
-import { EnergyApiError, describeKey, redactKey } from '../api/errors.js';
+import { ConfigError } from '../api/error-family.js';
+import { describeKey, redactKey } from '../api/errors.js';
+import { OutsideServiceError } from '../api/outside-errors.js';
 import { block, blockedUntil, checkBaseUrl, gateId, getJson, headerNumber, limitOf, noteLimit, unblock } from '../api/outside-http.js';
 
 export const AMBER_BASE_URL = 'https://api.amber.com.au/v1';
@@ -36,7 +38,7 @@ export class AmberClient {
   private readonly timeoutMs?: number;
 
   constructor(options: AmberClientOptions) {
-    if (!options.apiKey) throw EnergyApiError.invalid('no Amber API key: enter it in the node (a password credential)');
+    if (!options.apiKey) throw new ConfigError('no Amber API key: enter it in the node (a password credential)');
     this.baseUrl = checkBaseUrl(options.baseUrl || AMBER_BASE_URL, 'price API');
     this.apiKey = options.apiKey;
     this.now = options.now ?? Date.now;
@@ -54,16 +56,16 @@ export class AmberClient {
   }
 
   currentPrices(siteId: string, query: CurrentPricesQuery, signal?: AbortSignal): Promise<unknown[]> {
-    if (!/^[A-Za-z0-9]{1,64}$/.test(siteId)) throw EnergyApiError.invalid(`the site id "${siteId.slice(0, 30)}" is not an Amber site id (letters and digits, as GET /sites lists them)`);
-    if (query.next + query.previous + 1 > AMBER_MAX_INTERVALS) throw EnergyApiError.invalid(`Amber answers at most ${AMBER_MAX_INTERVALS} intervals a request`);
+    if (!/^[A-Za-z0-9]{1,64}$/.test(siteId)) throw new ConfigError(`the site id "${siteId.slice(0, 30)}" is not an Amber site id (letters and digits, as GET /sites lists them)`);
+    if (query.next + query.previous + 1 > AMBER_MAX_INTERVALS) throw new ConfigError(`Amber answers at most ${AMBER_MAX_INTERVALS} intervals a request`);
     return this.getList(`/sites/${siteId}/prices/current`, { next: query.next, previous: query.previous, resolution: query.resolution }, signal);
   }
 
   private async getList(path: string, params: Record<string, number>, signal?: AbortSignal): Promise<unknown[]> {
     const blocked = this.blockedUntil;
     if (blocked > 0) {
-      throw new EnergyApiError({
-        status: 0, code: 'RATE_LIMITED', sent: false, method: 'GET', path,
+      throw new OutsideServiceError({
+        provider: AMBER, status: 0, code: 'RATE_LIMITED', sent: false, method: 'GET', path,
         message: `Amber's rate limit for key ${describeKey(this.apiKey)} resets in ${Math.ceil((blocked - this.now()) / 1000)} s: nothing sent before then`,
         rateLimit: { limit: limitOf(this.gate), remaining: 0, resetAt: Math.ceil(blocked / 1000) },
       });
@@ -80,8 +82,8 @@ export class AmberClient {
       422: 'Amber refused the request', 429: `Amber's rate limit for key ${describeKey(this.apiKey)} is reached`,
     };
     const code = answer.status === 200 ? 'BAD_RESPONSE' : answer.status === 429 ? 'TOO_MANY_REQUESTS' : `HTTP_${answer.status}`;
-    throw new EnergyApiError({
-      status: answer.status, code, method: 'GET', path, apiMessage: said,
+    throw new OutsideServiceError({
+      provider: AMBER, status: answer.status, code, method: 'GET', path, apiMessage: said,
       message: answer.status === 200 ? 'Amber answered with something that is not a list of intervals' : `${answer.status}: ${meaning[answer.status] ?? 'Amber answered with an error'}${said ? ` (${said})` : ''}`,
       rateLimit: answer.status === 429 ? { limit: limitOf(this.gate), remaining: 0, resetAt: Math.ceil(blockedUntil(this.gate, this.now()) / 1000) } : undefined,
     });

@@ -38,6 +38,34 @@ describe('one error family with a common code', () => {
     assert.throws(() => buildTariff({ currency: 'not a currency code!', rows: [] }), (err) => err instanceof api.ConfigError && err.code === 'BAD_CONFIG' && err.side === 'config');
   });
 
+  it('an outside service\'s error (Amber, a forecast source) is its own member, read by flows as the service\'s was', () => {
+    const { isAborted } = require('../../dist/nodes/shared/flow-node.js');
+    const err = new api.OutsideServiceError({
+      provider: 'Solcast', status: 429, code: 'TOO_MANY_REQUESTS', method: 'GET', path: '/rooftop_sites/x/forecasts',
+      message: '429: Solcast\'s limit for key …bcdef is reached', rateLimit: { remaining: 0, resetAt: 1800000000 },
+    });
+    assert.ok(err instanceof api.PackageError);
+    assert.equal(api.isEnergyApiError(err), false);
+    assert.equal(err.side, 'outside');
+    assert.equal(err.sent, true);
+    assert.deepEqual(JSON.parse(JSON.stringify(errorDetails(err))), {
+      name: 'OutsideServiceError', message: err.message, status: 429, code: 'TOO_MANY_REQUESTS', provider: 'Solcast',
+      rateLimit: { remaining: 0, resetAt: 1800000000 }, method: 'GET', path: '/rooftop_sites/x/forecasts',
+    });
+    assert.equal(shortReason(err), '429 TOO_MANY_REQUESTS');
+    const spent = new api.OutsideServiceError({ provider: 'Amber', code: 'RATE_LIMITED', sent: false, message: 'Amber\'s rate limit resets in 60 s' });
+    assert.equal(shortReason(spent), 'rate limited');
+    assert.equal(isAborted(new api.OutsideServiceError({ provider: 'Amber', code: 'ABORTED', sent: false, message: 'Amber could not be reached: canceled' })), true);
+  });
+
+  it('Home Assistant\'s errors are on the outside side too, with their own codes', () => {
+    const { HaError } = require('../../dist/ha/websocket.js');
+    const err = new HaError('auth_invalid', 'Home Assistant refused the access token …x1y2z');
+    assert.ok(err instanceof api.PackageError);
+    assert.equal(err.side, 'outside');
+    assert.deepEqual(errorDetails(err), { name: 'HaError', message: err.message, code: 'auth_invalid' });
+  });
+
   it('the service\'s errors stay EnergyApiErrors, members of the family with their own fields', () => {
     const err = api.EnergyApiError.invalid('no device id');
     assert.ok(err instanceof api.PackageError);

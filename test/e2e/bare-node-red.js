@@ -2,7 +2,8 @@
 // A Node-RED as a palette user without FlowFuse Dashboard 2 has it: this package in the user directory and
 // nothing else. Node-RED also loads every node package in each node_modules above its core nodes, and the
 // repository's node_modules holds Dashboard 2 (a devDependency), so the core nodes are given through a link
-// outside the repository (`coreNodesDir`). The simulator runs beside it on a free port.
+// outside the repository (`coreNodesDir`). The simulator runs beside it on a free port; with `clockOffsetMs`, both
+// run that far from the wall clock (a test's chosen instant).
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -11,12 +12,19 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..', '..');
 const PACKAGE_NAME = require(path.join(ROOT, 'package.json')).name;
 const { freePort, stopChild } = require('../support/processes');
+const { OFFSET_ENV } = require('../../scripts/shifted-clock');
 /** Node-RED 4 by default; NODE_RED_MAJOR=5 (run on Node.js 22 or later) starts Node-RED 5. */
 const { NODE_RED_DIR } = require('../support/node-red');
 
-async function startBareNodeRed() {
+async function startBareNodeRed({ clockOffsetMs } = {}) {
   const { startSimulator } = require(path.join(ROOT, 'dist/simulator/index.js'));
-  const simulator = await startSimulator({ port: 0, host: '127.0.0.1' });
+  const clocked = clockOffsetMs !== undefined ? { now: (Date.now() + clockOffsetMs) / 1000 } : {};
+  const simulator = await startSimulator({ port: 0, host: '127.0.0.1', ...clocked });
+  // Started there, the simulator's clock runs on from it, as Node-RED's does (scripts/shifted-clock.js).
+  if (clockOffsetMs !== undefined) simulator.control.setClock({ now: (Date.now() + clockOffsetMs) / 1000, real: true });
+  const clock = clockOffsetMs !== undefined
+    ? { args: ['--require', path.join(ROOT, 'scripts/shifted-clock.js')], env: { [OFFSET_ENV]: String(clockOffsetMs) } }
+    : { args: [], env: {} };
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'energy-e2e-bare-'));
   const userDir = path.join(base, 'user');
   const link = path.join(userDir, 'node_modules', ...PACKAGE_NAME.split('/'));
@@ -30,8 +38,8 @@ async function startBareNodeRed() {
 
   const port = await freePort();
   const logs = [];
-  const child = spawn(process.execPath, [path.join(NODE_RED_DIR, 'red.js'), '-u', userDir, '-p', String(port), '-s', settingsFile], {
-    cwd: userDir, env: { ...process.env, NODE_RED_HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawn(process.execPath, [...clock.args, path.join(NODE_RED_DIR, 'red.js'), '-u', userDir, '-p', String(port), '-s', settingsFile], {
+    cwd: userDir, env: { ...process.env, ...clock.env, NODE_RED_HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const collect = (chunk) => { for (const line of chunk.toString().split('\n')) if (line.trim()) logs.push(line); };
   child.stdout.on('data', collect);

@@ -175,6 +175,124 @@ const localLabel = (unixS, zone, granularity) => {
   return new Intl.DateTimeFormat('en-GB', { timeZone: zone, ...style }).format(new Date(unixS * 1000));
 };
 
+/**
+ * The names of consecutive periods (their starts, unix s): an hour that the clock shows twice (when daylight saving
+ * time ends) is told apart by its offset from UTC, "02:00 GMT+11" then "02:00 GMT+10".
+ */
+const periodLabels = (starts, zone, granularity) => {
+  const labels = starts.map((t) => localLabel(t, zone, granularity));
+  return labels.map((l, i) => (labels.indexOf(l) !== labels.lastIndexOf(l) ? `${l} GMT${DateTime.fromSeconds(starts[i], { zone }).toFormat('Z')}` : l));
+};
+
+/**
+ * Starts the demo at `startAt` (ISO, the site's zone) and a browser far from the site, both on the demo's clock: the
+ * simulator, Node-RED and the page run on from that instant. Fills `into` as it goes (what it holds is to be closed).
+ */
+async function openAt(into, startAt, userDir) {
+  const at = DateTime.fromISO(startAt, { zone: SITE_ZONE });
+  if (!at.isValid) throw new Error(`${startAt}: ${at.invalidExplanation}`);
+  into.clockOffsetMs = at.toMillis() - Date.now();
+  into.demo = await start({ port: 0, simPort: 0, userDir, log: () => {}, apiUrl: '', clockOffsetMs: into.clockOffsetMs });
+  into.nowMs = () => into.demo.simulator.control.now() * 1000;
+  const { EnergyApiClient } = require('../../dist/api/index.js');
+  into.client = new EnergyApiClient({ baseUrl: into.demo.simulator.baseUrl, apiKey: into.demo.simulator.keys.full, now: into.nowMs });
+  into.device = await into.client.getDevice(SITE);
+  assert.strictEqual(into.device.timezone, SITE_ZONE, `the demo started at ${startAt} in the site's zone`);
+  // The browser is far from the site: every time on the page must still be the site's.
+  assert.notStrictEqual(BROWSER_ZONE, into.device.timezone);
+  into.browser = await h.launchBrowser({ timezoneId: BROWSER_ZONE });
+  into.page = into.browser.page;
+  // The page reads the demo's clock too (Dashboard 2 drops a chart's points older than its window by it).
+  await into.page.addInitScript({ content: `(${shiftDate})(window, ${into.clockOffsetMs});` });
+  await into.page.addInitScript(installChartFinder);
+  return into;
+}
+
+/**
+ * Shows one view of the History page (`at`: the demo's page, client, device and clock) and checks its bars against
+ * the API: each bar named by the period it covers in the site's zone, units, a colour per series. Returns the chart.
+ */
+async function assertHistoryView(at, view) {
+  const { page, client, device } = at;
+  const [granularity, min, max] = HISTORY_VIEWS[view];
+  await page.click(`${widget(T.view)} button:has-text("${view}")`);
+  const chart = await chartOf(page, T.history, (c) => c.series.length > 0 && c.series[0].data.length >= min && c.series[0].data.length <= max
+    && (granularity !== 'month' || /\d{4}$/.test(c.series[0].data[0][0]))
+    // The previous view's bars stay until the new ones arrive: tell them apart by their labels, not their count (the
+    // Day view has 7 bars at 06:00 in the site's zone, as many as the Week view).
+    && (granularity === 'hour') === /^\d\d:\d\d/.test(c.series[0].data[0][0]));
+  const labels = chart.series[0].data.map((d) => d[0]);
+  // What the API says: each entry's period, stamped at its END.
+  const zone = device.timezone;
+  const to = Math.floor(at.nowMs() / 1000);
+  const span = { hour: 2 * 86400, day: 32 * 86400, month: 370 * 86400 }[granularity];
+  const read = await client.getLongEnergy(SITE, { fromTs: to - span, toTs: to, granularity, timezone: zone });
+  // The Day view is today's: as many bars as the API has hours since the local midnight (23, 24 or 25 of them).
+  const entries = granularity === 'hour'
+    ? read.filter((e) => e.timestamp > DateTime.fromMillis(at.nowMs(), { zone }).startOf('day').toSeconds())
+    : read.slice(-labels.length);
+  // Each bar is the clock period holding the middle of what its entry covers (the live service's day runs 23:55 to 23:55).
+  const periodOf = (e) => DateTime.fromSeconds(e.timestamp - e.duration / 2, { zone }).startOf(granularity).toSeconds();
+  assert.deepStrictEqual(labels, periodLabels(entries.map(periodOf), zone, granularity), `${view}: each bar is named by the period it covers`);
+  if (granularity === 'day') assert.notStrictEqual(labels[0], localLabel(entries[0].timestamp - entries[0].duration, zone, 'day'), 'not by where the service\'s day begins (23:55 the day before)');
+  assert.ok(chart.series.every((s) => s.name.endsWith(' (kWh)')), `${view}: unit in the series names`);
+  assert.strictEqual(chart.yName, 'kWh');
+  await assertYTitleClear(page, T.history, 'kWh');
+  await assertChartReadable(page, T.history);
+  assertDistinctColours(chart, view);
+  return chart;
+}
+
+/** The History views: granularity, fewest and most bars. */
+const HISTORY_VIEWS = { Day: ['hour', 1, 25], Week: ['day', 7, 7], Month: ['day', 30, 30], Year: ['month', 12, 12] };
+
+/**
+ * The energy-per-day page (`at`: the demo's page, device and clock): supply beside use for each of the 30 whole days
+ * before today in the site's zone, as the API counts them. Returns the chart as drawn.
+ */
+async function assertPerDay(at) {
+  const { page, demo, device } = at;
+  await page.goto(`${demo.dashboardUrl}/energy-per-day`);
+  const chart = await chartOf(page, PER_DAY, (c) => c.series.length >= 4 && c.series.every((s) => s.data.length > 0 && s.data.length === c.series[0].data.length), 30000);
+  const zone = device.timezone;
+  const grid = device.channels.findIndex((c) => c.categoryId === 1);
+  const circuits = device.channels.filter((c) => ![0, 1, 5].includes(c.categoryId)).map((c) => `${c.label} (kWh)`);
+  const stackOf = Object.fromEntries(chart.series.map((s) => [s.name, s.stack]));
+  assert.deepStrictEqual(stackOf, {
+    'From the grid (kWh)': 'supply', 'Solar (kWh)': 'supply', ...Object.fromEntries(circuits.map((n) => [n, 'use'])), 'To the grid (kWh)': 'use',
+  }, 'supply and use on two stacks; the site\'s circuits measure all it uses, so nothing is "not measured"');
+  // The 30 days before today, by the site's calendar (a day of 23 or 25 hours is one day), whatever the time of day.
+  const today = DateTime.fromMillis(at.nowMs(), { zone }).startOf('day');
+  const days = Array.from({ length: 30 }, (_, i) => today.minus({ days: 30 - i }).toSeconds());
+  const shown = chart.series[0].data.map((d) => d[0]);
+  assert.deepStrictEqual(shown, days.map((t) => localLabel(t, zone, 'day')), 'the 30 whole days before today');
+  // The API's whole days (local midnight to local midnight, 23 to 25 h), by the label of the day they cover.
+  const now = Math.floor(at.nowMs() / 1000);
+  const midnight = (t) => DateTime.fromSeconds(t, { zone }).toFormat('HH:mm') === '00:00';
+  const { EnergyApiClient, coveredPeriod } = require('../../dist/api/index.js');
+  const api = new EnergyApiClient({ baseUrl: demo.simulator.baseUrl, apiKey: demo.simulator.keys.full, now: at.nowMs });
+  const read = await api.getLongEnergy(SITE, { fromTs: now - 33 * 86400, toTs: now, granularity: 'day', timezone: zone });
+  // The live service's day runs from 23:55 the day before to 23:55: the client stamps it at 23:55.
+  const { shiftS } = coveredPeriod(now - 33 * 86400, now, 'day', api.longWindow());
+  await api.close();
+  const apiDays = read.filter((e) => midnight(e.timestamp - shiftS) && midnight(e.timestamp - e.duration - shiftS) && e.duration >= 23 * 3600);
+  const labels = apiDays.map((e) => localLabel(e.timestamp - e.duration - shiftS, zone, 'day'));
+  const first = labels.indexOf(shown[0]);
+  assert.ok(first >= 0, `${shown[0]} is a whole day of the API`);
+  assert.deepStrictEqual(shown, labels.slice(first, first + 30), '30 consecutive whole days, none partial');
+  const y = (name, i) => chart.series.find((s) => s.name === name).data[i][1];
+  shown.forEach((day, i) => {
+    const e = apiDays[first + i];
+    assert.ok(Math.abs(y('From the grid (kWh)', i) - e.eRealPositive[grid] / 3.6e6) < 0.0006, `${day}: import as the API counts it`);
+    assert.ok(Math.abs(y('To the grid (kWh)', i) - Math.abs(e.eRealNegative[grid]) / 3.6e6) < 0.0006, `${day}: export as the API counts it`);
+    const total = (stack) => chart.series.filter((s) => s.stack === stack).reduce((a, s) => a + s.data[i][1], 0);
+    assert.ok(Math.abs(total('supply') - total('use')) < 0.001 * chart.series.length, `${day}: supply ${total('supply')} kWh, use ${total('use')} kWh`);
+  });
+  await assertYTitleClear(page, PER_DAY, 'kWh');
+  assert.strictEqual((await assertChartReadable(page, PER_DAY)).xName, `days in ${zone} time`);
+  return chart;
+}
+
 describe('e2e: dashboard', function () {
   this.timeout(180000);
   let demo;
@@ -190,21 +308,12 @@ describe('e2e: dashboard', function () {
 
   before(async function () {
     h.requireChromium(this);
-    const startAt = DateTime.fromISO(START_AT, { zone: SITE_ZONE });
-    if (!startAt.isValid) throw new Error(`ENERGY_E2E_DASHBOARD_AT: ${startAt.invalidExplanation}`);
-    clockOffsetMs = startAt.toMillis() - Date.now();
-    demo = await start({ port: 0, simPort: 0, userDir, log: () => {}, apiUrl: '', clockOffsetMs });
-    const { EnergyApiClient } = require('../../dist/api/index.js');
-    client = new EnergyApiClient({ baseUrl: demo.simulator.baseUrl, apiKey: demo.simulator.keys.full, now: nowMs });
-    device = await client.getDevice(SITE);
-    assert.strictEqual(device.timezone, SITE_ZONE, 'the demo started at START_AT in the site\'s zone');
-    // The browser is far from the site: every time on the page must still be the site's.
-    assert.notStrictEqual(BROWSER_ZONE, device.timezone);
-    browser = await h.launchBrowser({ timezoneId: BROWSER_ZONE });
-    page = browser.page;
-    // The page reads the demo's clock too (Dashboard 2 drops a chart's points older than its window by it).
-    await page.addInitScript({ content: `(${shiftDate})(window, ${clockOffsetMs});` });
-    await page.addInitScript(installChartFinder);
+    const opened = {};
+    try {
+      await openAt(opened, START_AT, userDir);
+    } finally {
+      ({ demo, browser, page, client, device, clockOffsetMs } = opened);
+    }
   });
 
   const siteClock = (ms) => siteClockIn(device.timezone)(ms);
@@ -417,30 +526,9 @@ describe('e2e: dashboard', function () {
 
   it('History: every view, bars named by the period they cover in the device timezone, units and one colour per series', async () => {
     await page.goto(`${demo.dashboardUrl}/energy-history`);
-    const views = { Day: ['hour', 1, 25], Week: ['day', 7, 7], Month: ['day', 30, 30], Year: ['month', 12, 12] };
     const colourOf = new Map();
-    for (const [view, [granularity, min, max]] of Object.entries(views)) {
-      await page.click(`${widget(T.view)} button:has-text("${view}")`);
-      const chart = await chartOf(page, T.history, (c) => c.series.length > 0 && c.series[0].data.length >= min && c.series[0].data.length <= max
-        && (granularity !== 'month' || /\d{4}$/.test(c.series[0].data[0][0]))
-        // The previous view's bars stay until the new ones arrive: tell them apart by their labels, not their count (the
-        // Day view has 7 bars at 06:00 in the site's zone, as many as the Week view).
-        && (granularity === 'hour') === /^\d\d:\d\d$/.test(c.series[0].data[0][0]));
-      const labels = chart.series[0].data.map((d) => d[0]);
-      // What the API says: each entry's period, stamped at its END.
-      const zone = device.timezone;
-      const to = Math.floor(nowMs() / 1000);
-      const span = { hour: 2 * 86400, day: 32 * 86400, month: 370 * 86400 }[granularity];
-      const entries = (await client.getLongEnergy(SITE, { fromTs: to - span, toTs: to, granularity, timezone: zone })).slice(-labels.length);
-      // Each bar is the clock period holding the middle of what its entry covers (the live service's day runs 23:55 to 23:55).
-      const periodOf = (e) => DateTime.fromSeconds(e.timestamp - e.duration / 2, { zone }).startOf(granularity).toSeconds();
-      assert.deepStrictEqual(labels, entries.map((e) => localLabel(periodOf(e), zone, granularity)), `${view}: each bar is named by the period it covers`);
-      if (granularity === 'day') assert.notStrictEqual(labels[0], localLabel(entries[0].timestamp - entries[0].duration, zone, 'day'), 'not by where the service\'s day begins (23:55 the day before)');
-      assert.ok(chart.series.every((s) => s.name.endsWith(' (kWh)')), `${view}: unit in the series names`);
-      assert.strictEqual(chart.yName, 'kWh');
-      await assertYTitleClear(page, T.history, 'kWh');
-      await assertChartReadable(page, T.history);
-      assertDistinctColours(chart, view);
+    for (const view of Object.keys(HISTORY_VIEWS)) {
+      const chart = await assertHistoryView({ page, client, device, nowMs }, view);
       chart.series.forEach((s, i) => {
         const known = colourOf.get(baseName(s.name));
         if (known) assert.strictEqual(seriesColour(chart, i), known, `${s.name} keeps its colour`);
@@ -481,6 +569,8 @@ describe('e2e: dashboard', function () {
     await assertChartReadable(page, T.power);
     await chartOf(page, T.price, undefined, 30000);
     await assertChartReadable(page, T.price);
+    await chartOf(page, T.savings, (c) => c.series.length === 2 && c.series.every((x) => x.data.length > 0), 30000);
+    await assertChartReadable(page, T.savings);
     await h.screenshot(page, 'dashboard-phone.png', { fullPage: true });
 
     // The menu opens over the page, which keeps its width, and lists each page with an icon of its own.
@@ -526,47 +616,67 @@ describe('e2e: dashboard', function () {
   });
 
   it('the energy-per-day page shows supply beside use for each of the last 30 whole days, as the API counts them', async () => {
-    const perDay = PER_DAY;
-    await page.goto(`${demo.dashboardUrl}/energy-per-day`);
-    const chart = await chartOf(page, perDay, (c) => c.series.length >= 4 && c.series.every((s) => s.data.length === 30), 30000);
-    const zone = device.timezone;
-    const grid = device.channels.findIndex((c) => c.categoryId === 1);
-    const circuits = device.channels.filter((c) => ![0, 1, 5].includes(c.categoryId)).map((c) => `${c.label} (kWh)`);
-    const stackOf = Object.fromEntries(chart.series.map((s) => [s.name, s.stack]));
-    assert.deepStrictEqual(stackOf, {
-      'From the grid (kWh)': 'supply', 'Solar (kWh)': 'supply', ...Object.fromEntries(circuits.map((n) => [n, 'use'])), 'To the grid (kWh)': 'use',
-    }, 'supply and use on two stacks; the site\'s circuits measure all it uses, so nothing is "not measured"');
-    // The API's whole days (local midnight to local midnight, 23 to 25 h), by the label of the day they cover.
-    const now = Math.floor(nowMs() / 1000);
-    const midnight = (t) => DateTime.fromSeconds(t, { zone }).toFormat('HH:mm') === '00:00';
-    // The demo was restarted by the test before: its simulator has a new address.
-    const { EnergyApiClient, coveredPeriod } = require('../../dist/api/index.js');
-    const api = new EnergyApiClient({ baseUrl: demo.simulator.baseUrl, apiKey: demo.simulator.keys.full, now: nowMs });
-    const read = await api.getLongEnergy(SITE, { fromTs: now - 33 * 86400, toTs: now, granularity: 'day', timezone: zone });
-    // The live service's day runs from 23:55 the day before to 23:55: the client stamps it at 23:55.
-    const { shiftS } = coveredPeriod(now - 33 * 86400, now, 'day', api.longWindow());
-    await api.close();
-    const apiDays = read.filter((e) => midnight(e.timestamp - shiftS) && midnight(e.timestamp - e.duration - shiftS) && e.duration >= 23 * 3600);
-    const labels = apiDays.map((e) => localLabel(e.timestamp - e.duration - shiftS, zone, 'day'));
-    const shown = chart.series[0].data.map((d) => d[0]);
-    const first = labels.indexOf(shown[0]);
-    assert.ok(first >= 0, `${shown[0]} is a whole day of the API`);
-    assert.deepStrictEqual(shown, labels.slice(first, first + 30), '30 consecutive whole days, none partial');
-    const y = (name, i) => chart.series.find((s) => s.name === name).data[i][1];
-    shown.forEach((day, i) => {
-      const e = apiDays[first + i];
-      assert.ok(Math.abs(y('From the grid (kWh)', i) - e.eRealPositive[grid] / 3.6e6) < 0.0006, `${day}: import as the API counts it`);
-      assert.ok(Math.abs(y('To the grid (kWh)', i) - Math.abs(e.eRealNegative[grid]) / 3.6e6) < 0.0006, `${day}: export as the API counts it`);
-      const total = (stack) => chart.series.filter((s) => s.stack === stack).reduce((a, s) => a + s.data[i][1], 0);
-      assert.ok(Math.abs(total('supply') - total('use')) < 0.001 * chart.series.length, `${day}: supply ${total('supply')} kWh, use ${total('use')} kWh`);
-    });
-    await assertYTitleClear(page, perDay, 'kWh');
-    assert.strictEqual((await assertChartReadable(page, perDay)).xName, `days in ${zone} time`);
+    await assertPerDay({ page, demo, device, nowMs });
     await h.screenshot(page, 'dashboard-daily-report.png');
   });
 
   it('left no errors in the runtime log and reached no outside host', () => {
     assert.deepStrictEqual(h.errorLines(demo), []);
     assert.deepStrictEqual(browser.outside, []);
+  });
+});
+
+/**
+ * The instants where the examples' clock arithmetic once failed, each in a demo started there: the Day view on the
+ * day daylight saving time ends (25 hours, 02:00 twice), and "Energy per day" late in the evening within 31 days of
+ * that day (31 × 24 hours back from 23:40 is 00:40 of a day, which then is no whole day), also on a phone.
+ */
+describe('e2e: dashboard at the instants of a clock change', function () {
+  this.timeout(180000);
+
+  function at(startAt, title, check) {
+    describe(`at ${startAt} (${SITE_ZONE})`, function () {
+      const opened = {};
+      const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'energy-e2e-dash-at-'));
+      before(async function () {
+        h.requireChromium(this);
+        await openAt(opened, startAt, userDir);
+      });
+      after(async () => {
+        if (opened.client) await opened.client.close();
+        if (opened.browser) await opened.browser.close();
+        if (opened.demo) await opened.demo.stop();
+        fs.rmSync(userDir, { recursive: true, force: true });
+      });
+      it(title, () => check(opened));
+      it('left no errors in the runtime log and reached no outside host', () => {
+        assert.deepStrictEqual(h.errorLines(opened.demo), []);
+        assert.deepStrictEqual(opened.browser.outside, []);
+      });
+    });
+  }
+
+  at('2026-04-05T23:30', 'the Day view of the day daylight saving time ends has a bar for each of its 25 hours', async (o) => {
+    // The flows know the device (and so its zone) once the Energy page shows its reading.
+    await o.page.goto(`${o.demo.dashboardUrl}/energy`);
+    await o.page.waitForFunction(({ sel, zone }) => { const e = document.querySelector(sel); return e && e.innerText.includes(zone); }, { sel: `${widget(T.now)} .ed-updated`, zone: SITE_ZONE }, { timeout: 30000 });
+    await o.page.goto(`${o.demo.dashboardUrl}/energy-history`);
+    const chart = await assertHistoryView(o, 'Day');
+    const hours = chart.series[0].data.map((d) => d[0]);
+    assert.strictEqual(hours.length, 25, `00:00 to 23:00 (the hour in progress too) with 02:00 twice: ${hours.join(' ')}`);
+    assert.deepStrictEqual(hours.filter((l) => l.startsWith('02:00')), ['02:00 GMT+11', '02:00 GMT+10']);
+    await h.screenshot(o.page, 'dashboard-history-day-25h.png');
+  });
+
+  at('2026-04-14T23:40', '"Energy per day" at 23:40 shows the 30 whole days before today, and reads on a phone', async (o) => {
+    // On a phone first: the chart's last labels, near its right edge.
+    await o.page.setViewportSize({ width: 390, height: 844 });
+    await o.page.goto(`${o.demo.dashboardUrl}/energy-per-day`);
+    await chartOf(o.page, PER_DAY, (c) => c.series.length >= 4, 30000);
+    await o.page.waitForTimeout(500);
+    await assertChartReadable(o.page, PER_DAY);
+    await h.screenshot(o.page, 'dashboard-phone-per-day-2340.png', { fullPage: true });
+    await o.page.setViewportSize({ width: 1440, height: 900 });
+    await assertPerDay(o);
   });
 });

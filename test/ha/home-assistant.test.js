@@ -1,11 +1,12 @@
 'use strict';
 // energy-mqtt checked on a real Home Assistant Core (scripts/ha.js installs it outside the project): one HA for
 // the suite (its start is heavy), with a fresh configuration in a temporary folder; a real Mosquitto; a real
-// Node-RED process (so that it can be stopped and killed) with the simulator on the wall clock. Everything is
+// Node-RED process (so that it can be stopped and killed) with the simulator. All three run on one clock the suite
+// chooses (HA through libfaketime, Node-RED and the simulator through scripts/shifted-clock.js). Everything is
 // read through HA's own REST and websocket APIs: the registries, the states, energy/validate, switch services.
 const assert = require('node:assert/strict');
 const { startMosquitto, MOSQUITTO } = require('../support/mosquitto');
-const { startHomeAssistant } = require('../support/ha-server');
+const { startHomeAssistant, findFaketime } = require('../support/ha-server');
 const { connectHomeAssistant } = require('../support/home-assistant');
 const { startBareNodeRed, admin } = require('../e2e/bare-node-red');
 const { ensureHomeAssistant, findHomeAssistant, HA_VERSION } = require('../../scripts/ha');
@@ -17,6 +18,10 @@ const BRIDGE_TOPIC = `${BASE}/bridge/availability`;
 const KEEPALIVE_S = 15;
 const SOLAR_HOME = SIM_DEVICES.switch6M3SW;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+// The instant the suite runs at (ENERGY_HA_TEST_AT, ISO 8601): by default minutes after a UTC midnight, where the
+// history import's first hour is a midnight too and the first day's sum has no imported hour before it, in the
+// week the site's time zone (Sydney) starts daylight saving.
+const AT = process.env.ENERGY_HA_TEST_AT || '2026-10-06T00:08:30Z';
 const firstOwnOf = (short, id) => Math.min(...(short[id] ?? []).map((r) => r.start / 1000));
 
 async function until(condition, what, ms = 30000) {
@@ -72,12 +77,15 @@ describe(`energy-mqtt on a real Home Assistant`, function () {
   let ha;
   let nr;
   let client;
+  let clockOffsetS;
   let skipped = false;
 
   before(async function () {
     this.timeout(30 * 60 * 1000);
-    if (MOSQUITTO && !findHomeAssistant()) console.log(`      installing Home Assistant ${HA_VERSION} (once, about 2.5 minutes; node scripts/ha.js install)`);
-    const installed = MOSQUITTO ? ensureHomeAssistant() : { error: 'mosquitto is not installed (apt-get install -y mosquitto)' };
+    if (MOSQUITTO && findFaketime() && !findHomeAssistant()) console.log(`      installing Home Assistant ${HA_VERSION} (once, about 2.5 minutes; node scripts/ha.js install)`);
+    const installed = !MOSQUITTO ? { error: 'mosquitto is not installed (apt-get install -y mosquitto)' }
+      : !findFaketime() ? { error: 'libfaketime is not installed (apt-get install -y faketime): HA runs on the suite\'s clock' }
+        : ensureHomeAssistant();
     if (installed.error) {
       // CI installs both (.ci/run): there a missing one fails instead of skipping.
       if (process.env.CI) throw new Error(installed.error);
@@ -85,10 +93,17 @@ describe(`energy-mqtt on a real Home Assistant`, function () {
       skipped = true;
       this.skip();
     }
+    const at = Date.parse(AT);
+    if (!Number.isFinite(at)) throw new Error(`ENERGY_HA_TEST_AT is not an ISO 8601 instant: ${AT}`);
+    clockOffsetS = Math.round((at - Date.now()) / 1000);
     broker = await startMosquitto();
     const started = Date.now();
-    ha = await startHomeAssistant({ mqttPort: broker.port });
-    console.log(`      Home Assistant ${ha.version} running and onboarded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    ha = await startHomeAssistant({ mqttPort: broker.port, clockOffsetS });
+    console.log(`      Home Assistant ${ha.version} running and onboarded in ${((Date.now() - started) / 1000).toFixed(1)} s, on a clock started at ${AT}`);
+    // HA's clock is the suite's: its own now() (a template it renders) within a few seconds of the chosen one.
+    const rendered = await fetch(`${ha.url}/api/template`, { method: 'POST', headers: { authorization: `Bearer ${ha.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ template: '{{ now().isoformat() }}' }) });
+    const haNow = Date.parse(await rendered.text());
+    assert.ok(Math.abs(haNow - (Date.now() + clockOffsetS * 1000)) < 5000, `HA's clock reads ${new Date(haNow).toISOString()}, not the suite's ${new Date(Date.now() + clockOffsetS * 1000).toISOString()}`);
     client = await connectHomeAssistant(broker.url, { prefix: PREFIX, base: BASE });
   });
 
@@ -117,7 +132,7 @@ describe(`energy-mqtt on a real Home Assistant`, function () {
   const entityIdOf = async (uniqueId) => (await entityRegistry()).find((e) => e.platform === 'mqtt' && e.unique_id === uniqueId)?.entity_id;
 
   it('starts Node-RED with energy-mqtt: every entity exists with the device class, state class and unit discovery promised, under its device', async function () {
-    nr = await startBareNodeRed();
+    nr = await startBareNodeRed({ clockOffsetMs: clockOffsetS * 1000 });
     await deploy();
     const deviceIds = Object.values(SIM_DEVICES).filter((id) => id !== SIM_DEVICES.uninitialised && id !== SIM_DEVICES.forbidden);
     await until(() => deviceIds.every((id) => client.latest(`${PREFIX}/device/${id}/config`)), 'every device\'s discovery payload', 60000);
@@ -292,7 +307,8 @@ describe(`energy-mqtt on a real Home Assistant`, function () {
       // Every hour from the range's start to where HA's own statistics begin is there, once.
       for (let h = fromS; h < meeting; h += 3600) assert.ok(byStart.has(h), `${entityId}: hour ${new Date(h * 1000).toISOString()} imported`);
       // Daily sums (UTC days, HA's time zone here) equal the service's within 1 Wh.
-      for (let day = Math.ceil(fromS / 86400) * 86400; day + 86400 <= meeting; day += 86400) {
+      // From the first midnight after the range's start: a day's sum is read from the hour before it, imported too.
+      for (let day = (Math.floor(fromS / 86400) + 1) * 86400; day + 86400 <= meeting; day += 86400) {
         const ha = (byStart.get(day + 86400 - 3600).sum - byStart.get(day - 3600).sum) * 1000;
         const wh = serviceWh(total, day, day + 86400);
         assert.ok(Math.abs(ha - wh) <= 1, `${entityId} on ${new Date(day * 1000).toISOString().slice(0, 10)}: HA ${ha.toFixed(2)} Wh, service ${wh.toFixed(2)} Wh`);
@@ -368,7 +384,7 @@ describe(`energy-mqtt on a real Home Assistant`, function () {
     nr = undefined;
     await expectAll(ids, ['unavailable'], 'every entity unavailable after Node-RED stopped', 10000);
 
-    nr = await startBareNodeRed();
+    nr = await startBareNodeRed({ clockOffsetMs: clockOffsetS * 1000 });
     await deploy(true);
     await until(async () => (await Promise.all(ids.map((id) => ha.state(id)))).every((s) => s && s.state !== 'unavailable'), 'every entity available again', 60000);
     const killedAt = Date.now();

@@ -119,6 +119,8 @@ describe('energy-forecast (Node-RED, simulator clock)', function () {
     nodes.fc.receive({ payload: 'refresh' });
     await until(() => caught.length === 1 && out.length === 2);
     assert.equal(caught[0].apiError.status, 429);
+    assert.equal(caught[0].apiError.name, 'OutsideServiceError', 'the source\'s error, not the energy API\'s');
+    assert.equal(caught[0].apiError.provider, 'Forecast.Solar');
     assert.match(caught[0].error.message, /429: Forecast\.Solar's limit for this address is reached; nothing is sent before 21:00 UTC/);
     assert.equal(out[1].forecastSource, 'last good');
     assert.deepEqual(out[1].forecast, out[0].forecast);

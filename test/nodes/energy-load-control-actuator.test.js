@@ -220,6 +220,7 @@ describe('energy-load-control switched by the flow (Node-RED, simulator clock)',
     await state(ctx, 'maybe');
     await until(() => ctx.caught.length === 1, 'the error');
     assert.match(ctx.caught[0].error.message, /msg\.payload "maybe" is not a load state/);
+    assert.equal(ctx.caught[0].apiError.code, 'BAD_MSG');
     assert.equal(lastEval(ctx, 'a').reason, 'failSafe');
     assert.equal(lastEval(ctx, 'a').stale, true);
     assert.deepEqual(commands(ctx), ['off'], 'the fail-safe switches it off');

@@ -238,6 +238,7 @@ describe('energy-load-control engine (pure)', function () {
     assert.throws(() => resolveSettings(parsed, { ...device, channels: [{ categoryId: 5 }] }), /Grid connect/);
     assert.throws(() => parseDef({ deviceId: dev, switchId: '1', mode: 'peak' }), /limit/);
     assert.throws(() => parseDef({ deviceId: dev, switchId: '1', mode: 'threshold', onAbove: 100, offBelow: 200 }), /hysteresis/);
+    assert.throws(() => parseDef({ deviceId: dev, switchId: '1', mode: 'threshold', onAbove: 100, offBelow: 200 }), (err) => err.code === 'BAD_CONFIG' && err.side === 'config');
     assert.throws(() => parseDef({ deviceId: dev, switchId: '1', interval: 2 }), /at least 5 s/);
     assert.throws(() => parseDef({ deviceId: dev, switchId: '1', mode: 'boost' }), /threshold, surplus, peak or price/);
     assert.throws(() => parseDef({ deviceId: dev, switchId: '', mode: 'surplus' }), /no switch/);

@@ -144,7 +144,10 @@ describe('energy-load-control (Node-RED, simulator clock)', function () {
     helper.getNode(ctx.real.a).receive({ payload: 'maybe' });
     await until(() => ctx.caught.length > 0, 'a caught error');
     assert.match(ctx.caught[0].error.message, /not a command/);
+    assert.equal(ctx.caught[0].apiError.code, 'BAD_MSG', 'the msg, not a request to the energy API');
     assert.match(lastStatus(ctx, 'bad').text, /invalid|offBelow/i);
+    // A setting it cannot run with shows its reason, not "invalid request".
+    assert.match(lastStatus(ctx, 'bad').text, /^offBelow \(200 W\) must not be above/);
   });
 
   it('a refused PATCH is reported as failed, warned once, shown red, and tried again at the next decision', async function () {

@@ -251,6 +251,7 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
     await f.ha.publish(f.topic('switch/1/load_control/override/set'), 'sometimes');
     await until(() => ctx.caught.length === 1, 'the bad option at the Catch node');
     assert.match(ctx.caught[0].error.message, /is not an override/);
+    assert.equal(ctx.caught[0].apiError.code, 'BAD_MSG');
     await f.ha.publish(f.topic('switch/1/load_control/override/set'), 'auto');
     await until(() => f.state('switch/1/load_control/override') === 'auto', 'back to auto');
 
@@ -280,16 +281,17 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
 
   describe('bad input: a clear error, a red status, nothing published', function () {
     const cases = [
-      ['no broker selected', { broker: '' }, /no MQTT broker/],
-      ['a base topic with a wildcard', { baseTopic: 'energy/+/x' }, /wildcard/],
-      ['a discovery prefix with a space', { discoveryPrefix: 'home assistant' }, /white space/],
-      ['a device not on the key', { devices: `${DEV}, B300000000099` }, /B300000000099 is not one of the devices/],
-      ['a malformed device id', { devices: 'kitchen' }, /kitchen/],
-      ['an interval below 5 s', { interval: 2 }, /interval must be a number of seconds/],
-      ['history of a fraction of a day', { history: 1.5, haUrl: 'http://127.0.0.1:8123' }, /history must be a whole number of days/],
-      ['history without Home Assistant\'s address', { history: 30, haUrl: 'homeassistant.local' }, /Home Assistant address must be such as http/],
+      // The settings are the node's: a ConfigError (BAD_CONFIG); a device id is read by the API client's own check.
+      ['no broker selected', { broker: '' }, /no MQTT broker/, 'BAD_CONFIG'],
+      ['a base topic with a wildcard', { baseTopic: 'energy/+/x' }, /wildcard/, 'BAD_CONFIG'],
+      ['a discovery prefix with a space', { discoveryPrefix: 'home assistant' }, /white space/, 'BAD_CONFIG'],
+      ['a device not on the key', { devices: `${DEV}, B300000000099` }, /B300000000099 is not one of the devices/, 'BAD_CONFIG'],
+      ['a malformed device id', { devices: 'kitchen' }, /kitchen/, 'INVALID_REQUEST'],
+      ['an interval below 5 s', { interval: 2 }, /interval must be a number of seconds/, 'BAD_CONFIG'],
+      ['history of a fraction of a day', { history: 1.5, haUrl: 'http://127.0.0.1:8123' }, /history must be a whole number of days/, 'BAD_CONFIG'],
+      ['history without Home Assistant\'s address', { history: 30, haUrl: 'homeassistant.local' }, /Home Assistant address must be such as http/, 'BAD_CONFIG'],
     ];
-    for (const [what, props, message] of cases) {
+    for (const [what, props, message, code] of cases) {
       it(what, async function () {
         const ctx = await f.setup(props);
         await until(() => ctx.statuses.some((s) => s.fill === 'red'), 'a red status');
@@ -297,6 +299,7 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
         ctx.node.receive({ payload: 'refresh' });
         await until(() => ctx.caught.length === 1, 'the msg refused');
         assert.match(ctx.caught[0].error.message, message);
+        assert.equal(ctx.caught[0].apiError.code, code);
         await sleep(200);
         assert.deepEqual(f.ha.messages.filter((m) => !m.retain), [], 'nothing published');
         assert.equal(ctx.statuses.at(-1).fill, 'red', 'the status stays red (the broker connecting does not hide it)');
@@ -309,6 +312,7 @@ describe('energy-mqtt: Home Assistant through MQTT discovery (real Mosquitto, si
       ctx.node.receive({ payload: 'now please' });
       await until(() => ctx.caught.length === 1, 'the msg refused');
       assert.match(ctx.caught[0].error.message, /is not a command: send "refresh"/);
+      assert.equal(ctx.caught[0].apiError.code, 'BAD_MSG');
       await f.send(ctx, 'refresh');
     });
   });

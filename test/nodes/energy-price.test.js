@@ -74,7 +74,10 @@ describe('energy-price (Node-RED, simulator clock)', function () {
     nodes.price.receive({});
     await until(() => caught.length === 1);
     assert.equal(caught[0].apiError.status, 429);
+    assert.equal(caught[0].apiError.name, 'OutsideServiceError', 'Amber\'s error, not the energy API\'s');
+    assert.equal(caught[0].apiError.provider, 'Amber');
     assert.match(caught[0].error.message, /rate limit for key …/);
+    assert.match(statuses.at(-1).text, /429 TOO_MANY_REQUESTS/);
     assert.equal(statuses.at(-1).fill, 'red');
     sim.control.setAmberLimits({ limit: 50, windowS: 300 });
     sim.control.setClock({ advance: 120 });
@@ -136,5 +139,6 @@ describe('energy-price (Node-RED, simulator clock)', function () {
     nodes.price.receive({});
     await until(() => caught.length === 1);
     assert.match(caught[0].error.message, /resolution must be 5 or 30/);
+    assert.equal(caught[0].apiError.code, 'BAD_CONFIG', 'a setting, not a request to the energy API');
   });
 });

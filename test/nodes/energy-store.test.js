@@ -206,6 +206,8 @@ describe('energy-store (SQLite)', function () {
       await until(() => caught.length === before + 1);
       assert.match(caught.at(-1).error.message, reason);
       assert.ok(caught.at(-1).apiError);
+      // A msg the store cannot use, not a request to the energy API (a device id is read by the client's own check).
+      assert.equal(caught.at(-1).apiError.code, msg.deviceId === 'nope' ? 'INVALID_REQUEST' : 'BAD_MSG', String(reason));
     }
     assert.ok(statuses.some((s) => s.fill === 'red'));
     assert.equal(fs.existsSync(path.join(userDir, 'energy-store', 'store', 'queue')) ? fs.readdirSync(path.join(userDir, 'energy-store', 'store', 'queue')).length : 0, 0, 'nothing queued');

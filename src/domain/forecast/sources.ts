@@ -3,7 +3,8 @@
  * provider's (forecast-solar.ts, solcast.ts, open-meteo.ts); the HTTP path, the gate after a 429 and the errors are
  * shared (api/outside-http.ts, with Amber's prices). Errors never carry the key (it is named by its last 5 characters).
  */
-import { EnergyApiError, describeKey, redactKey } from '../../api/errors.js';
+import { describeKey, redactKey } from '../../api/errors.js';
+import { OutsideServiceError } from '../../api/outside-errors.js';
 import { FORECAST_SOLAR_NAME, FORECAST_SOLAR_URL, forecastSolarRequest, forecastSolarRetryAt, readForecastSolar } from './forecast-solar.js';
 import { block, blockedUntil, checkBaseUrl, gateId, getJson, unblock, type HttpAnswer } from '../../api/outside-http.js';
 import { OPEN_METEO_NAME, OPEN_METEO_URL, openMeteoRequest, readOpenMeteo } from './open-meteo.js';
@@ -66,8 +67,8 @@ export async function fetchForecast(s: SourceSettings, options: FetchOptions): P
   const blocked = blockedUntil(gate, options.nowMs);
   const who = s.source === 'solcast' ? `key ${describeKey(s.apiKey)}` : 'this address';
   if (blocked > 0) {
-    throw new EnergyApiError({
-      status: 0, code: 'RATE_LIMITED', sent: false, method: 'GET',
+    throw new OutsideServiceError({
+      provider: name, status: 0, code: 'RATE_LIMITED', sent: false, method: 'GET',
       message: `${name}'s limit for ${who} is spent: nothing is sent before ${clock(blocked)} UTC (the last good forecast stays in use)`,
       rateLimit: { remaining: 0, resetAt: Math.ceil(blocked / 1000) },
     });
@@ -79,8 +80,8 @@ export async function fetchForecast(s: SourceSettings, options: FetchOptions): P
   if (answer.status === 429) {
     const until = retryAt(settings, answer, options.nowMs);
     block(gate, until);
-    throw new EnergyApiError({
-      status: 429, code: 'TOO_MANY_REQUESTS', method: 'GET', path, apiMessage,
+    throw new OutsideServiceError({
+      provider: name, status: 429, code: 'TOO_MANY_REQUESTS', method: 'GET', path, apiMessage,
       message: `429: ${name}'s limit for ${who} is reached; nothing is sent before ${clock(until)} UTC${apiMessage ? ` (${apiMessage})` : ''}`,
       rateLimit: { remaining: 0, resetAt: Math.ceil(until / 1000) },
     });
@@ -92,16 +93,16 @@ export async function fetchForecast(s: SourceSettings, options: FetchOptions): P
       403: s.source === 'solcast' ? `Solcast did not accept the API key ${describeKey(s.apiKey)} for this site` : `${name} refused the request`,
       404: s.source === 'solcast' ? 'Solcast knows no rooftop site with this id (check the resource id)' : `${name} has no such address (check the API address)`,
     };
-    throw new EnergyApiError({
-      status: answer.status, code: `HTTP_${answer.status}`, method: 'GET', path, apiMessage,
+    throw new OutsideServiceError({
+      provider: name, status: answer.status, code: `HTTP_${answer.status}`, method: 'GET', path, apiMessage,
       message: `${answer.status}: ${meaning[answer.status] ?? `${name} answered with an error`}${apiMessage ? ` (${apiMessage})` : ''}`,
     });
   }
   unblock(gate);
   const read = readAnswer(settings, answer.body);
   if (!read || read.periods.length === 0) {
-    throw new EnergyApiError({
-      status: 200, code: 'BAD_RESPONSE', method: 'GET', path,
+    throw new OutsideServiceError({
+      provider: name, status: 200, code: 'BAD_RESPONSE', method: 'GET', path,
       message: `${name} answered without a forecast it could read${read ? ` (${read.gaps} periods without a number)` : ''}`,
     });
   }

@@ -1,4 +1,4 @@
-import { EnergyApiError, type Device } from '../../api/index.js';
+import { MsgError, type Device } from '../../api/index.js';
 import { describeValue } from '../describe-value.js';
 import { averagePower } from './signal.js';
 import { switchToControl } from './switch-command.js';
@@ -56,7 +56,7 @@ export function parseFeedback(value: unknown): LoadState {
     const sw = params && typeof params === 'object' ? Object.keys(params).find((k) => /^switch:\d+$/.test(k)) : undefined;
     if (params && sw) return parseFeedback(params[sw]);
   }
-  throw EnergyApiError.invalid(
+  throw new MsgError(
     `msg.payload ${describeValue(value)} is not a load state: send on/off, true/false, ON/OFF, 1/0, a Shelly status ({"output": true}) or a Tasmota one ({"POWER": "ON"})`,
   );
 }

@@ -1,6 +1,6 @@
 import type { Node, NodeAPI, NodeMessageInFlow, NodeStatus } from 'node-red';
 import { DateTime } from 'luxon';
-import { EnergyApiError } from '../../api/errors.js';
+import { OutsideServiceError } from '../../api/outside-errors.js';
 import { ForecastSession, type ForecastOutput } from '../../domain/forecast/session.js';
 import { fetchForecast, SOURCE_NAMES } from '../../domain/forecast/sources.js';
 import { shortReason, toError, errorDetails } from '../shared/errors.js';
@@ -159,7 +159,7 @@ export = function (RED: NodeAPI): void {
         if (!rt.closed) schedule();
       }
       const out = message('live', msg as unknown as Record<string, unknown>);
-      if (!out) throw new EnergyApiError({ code: 'BAD_RESPONSE', message: `${SOURCE_NAMES[s.source.source]} has given no forecast yet` });
+      if (!out) throw new OutsideServiceError({ provider: SOURCE_NAMES[s.source.source], code: 'BAD_RESPONSE', message: `${SOURCE_NAMES[s.source.source]} has given no forecast yet` });
       send(out as NodeMessageInFlow);
     });
 

@@ -1,5 +1,5 @@
 import { isValidTimezone } from '../../api/index.js';
-import { EnergyApiError } from '../../api/errors.js';
+import { ConfigError } from '../../api/error-family.js';
 import { DEFAULT_URLS } from '../../domain/forecast/sources.js';
 import { FORECAST_SOURCES, type ForecastSource, type SourceSettings } from '../../domain/forecast/types.js';
 
@@ -45,13 +45,13 @@ export const hostZone = (): string => Intl.DateTimeFormat().resolvedOptions().ti
 function numberOf(def: EnergyForecastDef, name: keyof EnergyForecastDef, lo: number, hi: number, what: string, fallback?: number): number {
   const raw = def[name];
   const n = raw === undefined || raw === '' ? fallback ?? NaN : Number(raw);
-  if (!Number.isFinite(n) || n < lo || n > hi) throw EnergyApiError.invalid(`${name} must be ${what}, not "${String(raw).slice(0, 20)}"`);
+  if (!Number.isFinite(n) || n < lo || n > hi) throw new ConfigError(`${name} must be ${what}, not "${String(raw).slice(0, 20)}"`);
   return n;
 }
 
 export function parseSettings(def: EnergyForecastDef, apiKey: string | undefined): ForecastSettings {
   const source = (def.source || 'forecast.solar') as ForecastSource;
-  if (!FORECAST_SOURCES.includes(source)) throw EnergyApiError.invalid(`source must be forecast.solar, solcast or open-meteo, not "${String(def.source).slice(0, 20)}"`);
+  if (!FORECAST_SOURCES.includes(source)) throw new ConfigError(`source must be forecast.solar, solcast or open-meteo, not "${String(def.source).slice(0, 20)}"`);
   const needsPlane = source !== 'solcast';
   const plane = {
     latitude: needsPlane ? numberOf(def, 'latitude', -90, 90, 'a latitude from -90 to 90') : Number(def.latitude) || 0,
@@ -62,23 +62,23 @@ export function parseSettings(def: EnergyForecastDef, apiKey: string | undefined
   };
   const siteId = (def.siteId ?? '').trim();
   if (source === 'solcast') {
-    if (!/^[A-Za-z0-9-]{4,64}$/.test(siteId)) throw EnergyApiError.invalid('no Solcast rooftop site id: enter the resource id Solcast shows for the site (e.g. abcd-1234-ef56-7890)');
-    if (!apiKey) throw EnergyApiError.invalid('no Solcast API key: enter it in the node (a password credential)');
+    if (!/^[A-Za-z0-9-]{4,64}$/.test(siteId)) throw new ConfigError('no Solcast rooftop site id: enter the resource id Solcast shows for the site (e.g. abcd-1234-ef56-7890)');
+    if (!apiKey) throw new ConfigError('no Solcast API key: enter it in the node (a password credential)');
   }
   const lossFactor = numberOf(def, 'lossFactor', 0.1, 1.2, 'a share from 0.1 to 1.2 (0.85: 15 % lost in wiring, inverter, heat and dirt)', 0.85);
   const resolution = Number(def.resolution ?? 60) === 15 ? 15 : 60;
   const polling = POLLING[source];
   const rawInterval = Number(def.interval);
   const intervalMin = Number.isFinite(rawInterval) && rawInterval > 0 ? rawInterval : polling.defaultMin;
-  if (intervalMin < polling.minMin) throw EnergyApiError.invalid(`interval must be at least ${polling.minMin} minutes for ${source} (its limit: ${polling.limit})`);
+  if (intervalMin < polling.minMin) throw new ConfigError(`interval must be at least ${polling.minMin} minutes for ${source} (its limit: ${polling.limit})`);
   const timezone = (def.timezone ?? '').trim() || hostZone();
-  if (!isValidTimezone(timezone)) throw EnergyApiError.invalid(`"${String(timezone as unknown).slice(0, 64)}" is not a time zone name (e.g. Australia/Sydney, or empty for Node-RED's own)`);
+  if (!isValidTimezone(timezone)) throw new ConfigError(`"${String(timezone as unknown).slice(0, 64)}" is not a time zone name (e.g. Australia/Sydney, or empty for Node-RED's own)`);
   let calibration: ForecastSettings['calibration'];
   if (def.calibrate === true) {
     const deviceId = (def.deviceId ?? '').trim();
-    if (!deviceId) throw EnergyApiError.invalid('calibration needs the device whose channel measures the panels: enter its device id');
+    if (!deviceId) throw new ConfigError('calibration needs the device whose channel measures the panels: enter its device id');
     const channel = numberOf(def, 'solarChannel', 1, 64, 'the solar channel\'s number (1 = the first channel)');
-    if (!Number.isInteger(channel)) throw EnergyApiError.invalid('solarChannel must be a whole channel number');
+    if (!Number.isInteger(channel)) throw new ConfigError('solarChannel must be a whole channel number');
     const days = numberOf(def, 'calibrationDays', 3, 31, 'a whole number of days from 3 to 31', 14);
     calibration = { deviceId, channel: channel - 1, days: Math.round(days) };
   }

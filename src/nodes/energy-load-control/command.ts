@@ -1,4 +1,4 @@
-import { EnergyApiError } from '../../api/index.js';
+import { MsgError } from '../../api/index.js';
 import type { Override } from '../../domain/site/types.js';
 
 /** What a msg asks: force on/off (for a while or until `auto`), back to automatic, or evaluate now. */
@@ -14,11 +14,11 @@ export function parseCommand(payload: unknown, duration: unknown, now: number): 
   const command = WORDS[word];
   if (!command) {
     const shown = typeof payload === 'string' ? `"${payload.slice(0, 40)}"` : (JSON.stringify(payload) ?? String(payload)).slice(0, 40);
-    throw EnergyApiError.invalid(`msg.payload ${shown} is not a command: send on, off (an override, with msg.duration in seconds to end it), auto, or evaluate`);
+    throw new MsgError(`msg.payload ${shown} is not a command: send on, off (an override, with msg.duration in seconds to end it), auto, or evaluate`);
   }
   if (command === 'auto' || command === 'evaluate') return { kind: command };
   if (duration === undefined || duration === null || duration === '') return { kind: 'override', override: { state: command } };
   const seconds = Number(duration);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw EnergyApiError.invalid(`msg.duration must be a number of seconds above 0, not ${JSON.stringify(duration).slice(0, 20)}`);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new MsgError(`msg.duration must be a number of seconds above 0, not ${JSON.stringify(duration).slice(0, 20)}`);
   return { kind: 'override', override: { state: command, until: now + seconds * 1000 } };
 }

@@ -1,4 +1,4 @@
-import { ConfigError, EnergyApiError } from '../../api/index.js';
+import { ConfigError, MsgError } from '../../api/index.js';
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
 import { nodeClock } from '../shared/clock.js';
 import { toError } from '../shared/errors.js';
@@ -189,9 +189,9 @@ export = function (RED: NodeAPI): void {
 
     /** The load's state as its actuator reports it: confirms a command, or is adopted as a change made there. */
     async function feedback(value: unknown): Promise<void> {
-      if (parsed.settings.power) throw EnergyApiError.invalid('msg.topic "state" is for a load switched on and off: a modulating load (control power) is followed by its draw on loadChannel');
+      if (parsed.settings.power) throw new MsgError('msg.topic "state" is for a load switched on and off: a modulating load (control power) is followed by its draw on loadChannel');
       if (!actuator || parsed.flow?.confirmBy !== 'feedback') {
-        throw EnergyApiError.invalid(actuator ? `msg.topic "state" is read with confirmBy feedback; this node confirms by ${parsed.flow?.confirmBy}` : 'msg.topic "state" is for a load switched by the flow (actuator flow): this node reads its relay from the device');
+        throw new MsgError(actuator ? `msg.topic "state" is read with confirmBy feedback; this node confirms by ${parsed.flow?.confirmBy}` : 'msg.topic "state" is for a load switched by the flow (actuator flow): this node reads its relay from the device');
       }
       await ready;
       try {

@@ -1,4 +1,4 @@
-import { EnergyApiError } from '../../api/index.js';
+import { ConfigError } from '../../api/index.js';
 import type { PowerSettings } from '../../domain/site/types.js';
 import type { EnergyTargetSettings } from '../../domain/planning/energy-target.js';
 import { parseBy } from '../../domain/planning/period.js';
@@ -34,7 +34,7 @@ function number(raw: unknown, name: string, fallback: number, min: number, max =
   if (!given(raw)) return fallback;
   const value = Number(raw);
   if (!Number.isFinite(value) || value < min || value > max) {
-    throw EnergyApiError.invalid(`${name} must be a number from ${min}${max === Infinity ? '' : ` to ${max}`}, not "${String(raw).slice(0, 20)}"`);
+    throw new ConfigError(`${name} must be a number from ${min}${max === Infinity ? '' : ` to ${max}`}, not "${String(raw).slice(0, 20)}"`);
   }
   return value;
 }
@@ -46,10 +46,10 @@ function number(raw: unknown, name: string, fallback: number, min: number, max =
  */
 export function parsePower(def: PowerDef, mode: Mode, actuator: string): PowerSettings | undefined {
   const control = def.control || 'onoff';
-  if (control !== 'onoff' && control !== 'power') throw EnergyApiError.invalid(`control must be onoff or power, not "${String(def.control).slice(0, 20)}"`);
+  if (control !== 'onoff' && control !== 'power') throw new ConfigError(`control must be onoff or power, not "${String(def.control).slice(0, 20)}"`);
   if (control === 'onoff') return undefined;
-  if (actuator !== 'flow') throw EnergyApiError.invalid('control power sends a setpoint on output 1: choose actuator flow (a relay only switches on and off)');
-  if (mode !== 'surplus' && mode !== 'peak') throw EnergyApiError.invalid(`control power follows the solar surplus or a peak limit, not ${mode} mode`);
+  if (actuator !== 'flow') throw new ConfigError('control power sends a setpoint on output 1: choose actuator flow (a relay only switches on and off)');
+  if (mode !== 'surplus' && mode !== 'peak') throw new ConfigError(`control power follows the solar surplus or a peak limit, not ${mode} mode`);
   const inWatts = given(def.minPower) || given(def.maxPower);
   let unit: PowerSettings['unit'];
   let min: number;
@@ -59,17 +59,17 @@ export function parsePower(def: PowerDef, mode: Mode, actuator: string): PowerSe
     unit = 'W';
     min = number(def.minPower, 'minPower (W)', NaN, 1);
     max = number(def.maxPower, 'maxPower (W)', NaN, 1);
-    if (!given(def.minPower) || !given(def.maxPower)) throw EnergyApiError.invalid('minPower and maxPower (W) go together: give both, or neither for a setpoint in amperes');
+    if (!given(def.minPower) || !given(def.maxPower)) throw new ConfigError('minPower and maxPower (W) go together: give both, or neither for a setpoint in amperes');
     wattsPerUnit = 1;
   } else {
     unit = 'A';
     min = number(def.minCurrent, 'minCurrent (A)', POWER_DEFAULTS.minCurrent, 0.1, 500);
     max = number(def.maxCurrent, 'maxCurrent (A)', POWER_DEFAULTS.maxCurrent, 0.1, 500);
     const phases = number(def.phases, 'phases', POWER_DEFAULTS.phases, 1, 3);
-    if (phases !== 1 && phases !== 3) throw EnergyApiError.invalid(`phases must be 1 or 3, not ${phases}`);
+    if (phases !== 1 && phases !== 3) throw new ConfigError(`phases must be 1 or 3, not ${phases}`);
     wattsPerUnit = phases * number(def.voltage, 'voltage (V)', POWER_DEFAULTS.voltage, 50, 500);
   }
-  if (min > max) throw EnergyApiError.invalid(`the minimum (${min} ${unit}) is above the maximum (${max} ${unit})`);
+  if (min > max) throw new ConfigError(`the minimum (${min} ${unit}) is above the maximum (${max} ${unit})`);
   const step = number(def.step, `step (${unit})`, unit === 'A' ? POWER_DEFAULTS.stepA : POWER_DEFAULTS.stepW, 0.001);
   return {
     unit, wattsPerUnit, min, max, step,
@@ -87,10 +87,10 @@ export function parsePower(def: PowerDef, mode: Mode, actuator: string): PowerSe
 export function parseEnergyTarget(def: PowerDef, power: PowerSettings | undefined): EnergyTargetSettings | undefined {
   const kWh = number(def.energyTarget, 'energyTarget (kWh)', 0, 0, 1000);
   if (!power) {
-    if (kWh > 0) throw EnergyApiError.invalid('energyTarget (kWh) is for a modulating load (control power): a load switched on and off has runFor');
+    if (kWh > 0) throw new ConfigError('energyTarget (kWh) is for a modulating load (control power): a load switched on and off has runFor');
     return undefined;
   }
-  if (Number(def.runFor ?? 0) > 0 || given(def.cheapBelow)) throw EnergyApiError.invalid('a modulating load (control power) has an energy target (energyTarget kWh by a time), not runFor or cheapBelow');
+  if (Number(def.runFor ?? 0) > 0 || given(def.cheapBelow)) throw new ConfigError('a modulating load (control power) has an energy target (energyTarget kWh by a time), not runFor or cheapBelow');
   if (kWh === 0) return undefined;
   let byMinute: number;
   let maxPriceMicros: number | undefined;
@@ -98,7 +98,7 @@ export function parseEnergyTarget(def: PowerDef, power: PowerSettings | undefine
     byMinute = parseBy(def.by);
     maxPriceMicros = given(def.maxPrice) ? parseMicros(def.maxPrice) : undefined;
   } catch (err) {
-    throw EnergyApiError.invalid((err as Error).message);
+    throw new ConfigError((err as Error).message);
   }
   return { wh: kWh * 1000, byMinute, ...(maxPriceMicros === undefined ? {} : { maxPriceMicros }) };
 }

@@ -1,4 +1,4 @@
-import { checkDeviceId, EnergyApiError, type Device } from '../../api/index.js';
+import { checkDeviceId, ConfigError, type Device } from '../../api/index.js';
 import { parseMicros } from '../../domain/pricing/money.js';
 import { switchIdFor } from '../../domain/site/switch-command.js';
 import { parseBy } from '../../domain/planning/period.js';
@@ -74,25 +74,25 @@ export interface ParsedDef {
 /** The actuator's properties: `device` (the relay, a switch required) unless `flow` is chosen. */
 function parseActuator(def: LoadControlDef, loadChannel: string | undefined): Pick<ParsedDef, 'actuator' | 'flow'> {
   const actuator = (def.actuator || 'device') as ActuatorKind;
-  if (actuator !== 'device' && actuator !== 'flow') throw EnergyApiError.invalid(`actuator must be device or flow, not "${String(def.actuator).slice(0, 20)}"`);
+  if (actuator !== 'device' && actuator !== 'flow') throw new ConfigError(`actuator must be device or flow, not "${String(def.actuator).slice(0, 20)}"`);
   if (actuator === 'device') return { actuator };
   const commandForm = (def.commandForm || 'onoff') as CommandForm;
-  if (!COMMAND_FORMS.includes(commandForm)) throw EnergyApiError.invalid(`commandForm must be onoff, truefalse, ONOFF or 10, not "${String(def.commandForm).slice(0, 20)}"`);
+  if (!COMMAND_FORMS.includes(commandForm)) throw new ConfigError(`commandForm must be onoff, truefalse, ONOFF or 10, not "${String(def.commandForm).slice(0, 20)}"`);
   const confirmBy = (def.confirmBy || 'feedback') as ConfirmBy;
-  if (!CONFIRM_BYS.includes(confirmBy)) throw EnergyApiError.invalid(`confirmBy must be feedback, draw or time, not "${String(def.confirmBy).slice(0, 20)}"`);
-  if (confirmBy === 'draw' && loadChannel === undefined) throw EnergyApiError.invalid('confirmBy draw needs loadChannel: the channel that measures the load');
+  if (!CONFIRM_BYS.includes(confirmBy)) throw new ConfigError(`confirmBy must be feedback, draw or time, not "${String(def.confirmBy).slice(0, 20)}"`);
+  if (confirmBy === 'draw' && loadChannel === undefined) throw new ConfigError('confirmBy draw needs loadChannel: the channel that measures the load');
   const confirmAfterS = num(def.confirmAfter, 'confirmAfter (s)', DEFAULTS.confirmAfter, 1);
-  if (confirmAfterS > SWITCH_TIMEOUT_S) throw EnergyApiError.invalid(`confirmAfter (${confirmAfterS} s) must not be above ${SWITCH_TIMEOUT_S} s`);
+  if (confirmAfterS > SWITCH_TIMEOUT_S) throw new ConfigError(`confirmAfter (${confirmAfterS} s) must not be above ${SWITCH_TIMEOUT_S} s`);
   return { actuator, flow: { commandForm, confirmBy, confirmAfterS } };
 }
 
 function num(raw: unknown, name: string, fallback: number | undefined, min = 0): number {
   if (raw === undefined || raw === null || raw === '') {
-    if (fallback === undefined) throw EnergyApiError.invalid(`${name} is required`);
+    if (fallback === undefined) throw new ConfigError(`${name} is required`);
     return fallback;
   }
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < min) throw EnergyApiError.invalid(`${name} must be a number of at least ${min}, not "${String(raw).slice(0, 20)}"`);
+  if (!Number.isFinite(value) || value < min) throw new ConfigError(`${name} must be a number of at least ${min}, not "${String(raw).slice(0, 20)}"`);
   return value;
 }
 
@@ -101,7 +101,7 @@ function list(raw: string | undefined): string[] {
 }
 
 function deviceIdOf(raw: unknown): string {
-  if (raw === undefined || raw === null || raw === '') throw EnergyApiError.invalid('no device id: choose the device that measures the site');
+  if (raw === undefined || raw === null || raw === '') throw new ConfigError('no device id: choose the device that measures the site');
   return checkDeviceId(String(raw));
 }
 
@@ -113,22 +113,22 @@ export function parseDef(def: LoadControlDef): ParsedDef {
   const actuator = parseActuator(def, loadChannel);
   // A load switched by the flow needs no switch on any device: the monitor only measures it.
   const switchId = actuator.actuator === 'flow' ? '' : switchIdFor(switchDeviceId, def.switchId);
-  if (switchId === undefined) throw EnergyApiError.invalid('no switch: choose the switch this node drives, or actuator "flow" for a load switched by another node');
+  if (switchId === undefined) throw new ConfigError('no switch: choose the switch this node drives, or actuator "flow" for a load switched by another node');
   const mode = (def.mode || 'surplus') as Mode;
-  if (!MODES.includes(mode)) throw EnergyApiError.invalid(`mode must be threshold, surplus, peak or price, not "${String(def.mode).slice(0, 20)}"`);
+  if (!MODES.includes(mode)) throw new ConfigError(`mode must be threshold, surplus, peak or price, not "${String(def.mode).slice(0, 20)}"`);
   const failSafe = (def.failSafe || DEFAULTS.failSafe) as FailSafe;
-  if (!FAIL_SAFES.includes(failSafe)) throw EnergyApiError.invalid(`failSafe must be hold, open or closed, not "${String(def.failSafe).slice(0, 20)}"`);
+  if (!FAIL_SAFES.includes(failSafe)) throw new ConfigError(`failSafe must be hold, open or closed, not "${String(def.failSafe).slice(0, 20)}"`);
   const threshold = mode === 'threshold';
   const onAbove = threshold ? num(def.onAbove, 'onAbove (W)', undefined, -Infinity) : 0;
   const offBelow = threshold ? num(def.offBelow, 'offBelow (W)', undefined, -Infinity) : 0;
-  if (threshold && offBelow > onAbove) throw EnergyApiError.invalid(`offBelow (${offBelow} W) must not be above onAbove (${onAbove} W): the gap between them is the hysteresis`);
+  if (threshold && offBelow > onAbove) throw new ConfigError(`offBelow (${offBelow} W) must not be above onAbove (${onAbove} W): the gap between them is the hysteresis`);
   const limit = mode === 'peak' ? num(def.limit, 'limit (W)', undefined, 1) : 0;
   const windowS = num(def.window, 'window (s)', DEFAULTS.window, 1);
   const intervalS = num(def.interval, 'interval (s)', DEFAULTS.interval);
-  if (intervalS > 0 && intervalS < 5) throw EnergyApiError.invalid('interval must be 0 (only on msg.payload "evaluate") or at least 5 s');
-  if (loadChannel && channelIndex(deviceId, loadChannel) === null) throw EnergyApiError.invalid(`loadChannel "${loadChannel.slice(0, 40)}" is not a channel of ${deviceId} (a number or ${deviceId}_C<n>)`);
+  if (intervalS > 0 && intervalS < 5) throw new ConfigError('interval must be 0 (only on msg.payload "evaluate") or at least 5 s');
+  if (loadChannel && channelIndex(deviceId, loadChannel) === null) throw new ConfigError(`loadChannel "${loadChannel.slice(0, 40)}" is not a channel of ${deviceId} (a number or ${deviceId}_C<n>)`);
   const channels = list(def.channels);
-  for (const c of channels) if (channelIndex(deviceId, c) === null) throw EnergyApiError.invalid(`channel "${c.slice(0, 40)}" is not a channel of ${deviceId} (a number or ${deviceId}_C<n>)`);
+  for (const c of channels) if (channelIndex(deviceId, c) === null) throw new ConfigError(`channel "${c.slice(0, 40)}" is not a channel of ${deviceId} (a number or ${deviceId}_C<n>)`);
   const power = parsePower(def, mode, actuator.actuator);
   const energyTarget = parseEnergyTarget(def, power);
   const target = power ? undefined : parseTarget(def, mode);
@@ -159,7 +159,7 @@ function price(raw: unknown, name: string): number | undefined {
   try {
     return parseMicros(raw);
   } catch (err) {
-    throw EnergyApiError.invalid(`${name}: ${(err as Error).message}`);
+    throw new ConfigError(`${name}: ${(err as Error).message}`);
   }
 }
 
@@ -169,25 +169,25 @@ function price(raw: unknown, name: string): number | undefined {
  */
 function parseTarget(def: LoadControlDef, mode: Mode): TargetSettings | undefined {
   const runForS = num(def.runFor, 'runFor (s)', 0);
-  if (runForS > DAY_S) throw EnergyApiError.invalid(`runFor (${runForS} s) is more than a day (${DAY_S} s)`);
+  if (runForS > DAY_S) throw new ConfigError(`runFor (${runForS} s) is more than a day (${DAY_S} s)`);
   const maxPriceMicros = price(def.maxPrice, 'maxPrice');
   const cheapBelowMicros = price(def.cheapBelow, 'cheapBelow');
   if (mode !== 'price' && runForS === 0 && cheapBelowMicros === undefined) return undefined;
-  if (mode === 'threshold' || mode === 'peak') throw EnergyApiError.invalid(`a run target (runFor, cheapBelow) is planned in surplus or price mode, not in ${mode} mode`);
-  if (mode === 'price' && runForS === 0 && cheapBelowMicros === undefined) throw EnergyApiError.invalid('price mode needs runFor (s of running a day) or cheapBelow (a price to always run at)');
-  if (maxPriceMicros !== undefined && cheapBelowMicros !== undefined && cheapBelowMicros > maxPriceMicros) throw EnergyApiError.invalid(`cheapBelow (${def.cheapBelow}) is above maxPrice (${def.maxPrice}): it would always run where it may never buy`);
+  if (mode === 'threshold' || mode === 'peak') throw new ConfigError(`a run target (runFor, cheapBelow) is planned in surplus or price mode, not in ${mode} mode`);
+  if (mode === 'price' && runForS === 0 && cheapBelowMicros === undefined) throw new ConfigError('price mode needs runFor (s of running a day) or cheapBelow (a price to always run at)');
+  if (maxPriceMicros !== undefined && cheapBelowMicros !== undefined && cheapBelowMicros > maxPriceMicros) throw new ConfigError(`cheapBelow (${def.cheapBelow}) is above maxPrice (${def.maxPrice}): it would always run where it may never buy`);
   let byMinute: number;
   try {
     byMinute = parseBy(def.by);
   } catch (err) {
-    throw EnergyApiError.invalid((err as Error).message);
+    throw new ConfigError((err as Error).message);
   }
   return { runForS, byMinute, minBlockS: num(def.minBlock, 'minBlock (s)', DEFAULTS.minBlock), maxPriceMicros, cheapBelowMicros, naive: naiveOf(def.naive) };
 }
 
 function naiveOf(value: string | undefined): NaiveSchedule {
   if (value === undefined || value === '') return 'timer';
-  if (!NAIVE_SCHEDULES.includes(value as NaiveSchedule)) throw EnergyApiError.invalid(`naive "${String(value).slice(0, 10)}" is not a schedule: timer (ending at by) or start (at the start of the day)`);
+  if (!NAIVE_SCHEDULES.includes(value as NaiveSchedule)) throw new ConfigError(`naive "${String(value).slice(0, 10)}" is not a schedule: timer (ending at by) or start (at the start of the day)`);
   return value as NaiveSchedule;
 }
 
@@ -196,13 +196,13 @@ export function resolveSettings(parsed: ParsedDef, device: Device): LoadSettings
   const count = device.channels.length;
   const index = (raw: string): number => {
     const i = channelIndex(parsed.deviceId, raw) as number;
-    if (i >= count) throw EnergyApiError.invalid(`channel ${raw} does not exist: ${parsed.deviceId} has ${count} channels`);
+    if (i >= count) throw new ConfigError(`channel ${raw} does not exist: ${parsed.deviceId} has ${count} channels`);
     return i;
   };
   let channels = parsed.channels.map(index);
   if (channels.length === 0) {
     const grid = device.channels.findIndex((c) => c.categoryId === GRID_CONNECT);
-    if (grid < 0) throw EnergyApiError.invalid(`no channels chosen and ${parsed.deviceId} has no channel of category Grid connect: choose the channels that measure the signal`);
+    if (grid < 0) throw new ConfigError(`no channels chosen and ${parsed.deviceId} has no channel of category Grid connect: choose the channels that measure the signal`);
     channels = [grid];
   }
   const loadChannel = parsed.loadChannel === undefined ? undefined : index(parsed.loadChannel);

@@ -1,5 +1,5 @@
 import type { NodeMessage } from 'node-red';
-import { EnergyApiError, type Device, type EnergyApiClient } from '../../api/index.js';
+import { EnergyApiError, MsgError, type Device, type EnergyApiClient } from '../../api/index.js';
 import { parseCommand, switchToControl } from '../../domain/site/switch-command.js';
 import type { SwitchTransactions } from '../../domain/site/switch-transactions.js';
 import { isAborted } from '../shared/flow-node.js';
@@ -61,7 +61,7 @@ export async function runSwitchCommand(host: CommandHost, topics: DeviceTopics, 
 export async function runOverrideCommand(host: Pick<CommandHost, 'refused'>, view: LoadControlView, topic: string, payload: string): Promise<boolean> {
   const choice = payload.trim().toLowerCase() as OverrideChoice;
   if (!OVERRIDE_CHOICES.includes(choice)) {
-    host.refused(EnergyApiError.invalid(`${describeValue(payload)} is not an override of ${view.switchId}: send auto, on or off`), { topic, payload } as NodeMessage);
+    host.refused(new MsgError(`${describeValue(payload)} is not an override of ${view.switchId}: send auto, on or off`), { topic, payload } as NodeMessage);
     return false;
   }
   await view.setOverride(choice);

@@ -1,4 +1,4 @@
-import { EnergyApiError, isEnergyApiError, type CallOptions, type Device, type EnergyApiClient } from '../../api/index.js';
+import { ConfigError, isEnergyApiError, type CallOptions, type Device, type EnergyApiClient } from '../../api/index.js';
 
 export interface ResolvedDevices {
   devices: Device[];
@@ -16,7 +16,7 @@ export async function resolveDevices(client: EnergyApiClient, wanted: 'all' | st
     const unknown = wanted.filter((id) => !onKey.includes(id));
     if (unknown.length > 0) {
       const known = onKey.length > 8 ? `${onKey.slice(0, 8).join(', ')}…` : onKey.join(', ');
-      throw EnergyApiError.invalid(`device ${unknown.join(', ')} is not one of the devices of the API key ${client.key} (${known || 'none'})`);
+      throw new ConfigError(`device ${unknown.join(', ')} is not one of the devices of the API key ${client.key} (${known || 'none'})`);
     }
   }
   const devices: Device[] = [];

@@ -1,5 +1,5 @@
 import type { Node, NodeAPI, NodeMessageInFlow } from 'node-red';
-import { BrokerError, EnergyApiError } from '../../api/index.js';
+import { BrokerError, ConfigError, MsgError } from '../../api/index.js';
 import { siteGroup } from '../../domain/site/site.js';
 import { persistentStore } from '../shared/context-store.js';
 import { SwitchTransactions } from '../../domain/site/switch-transactions.js';
@@ -46,7 +46,7 @@ export = function (RED: NodeAPI): void {
     try {
       settings = parseSettings(def);
       const found = asBroker(RED.nodes.getNode(def.broker ?? ''));
-      if (!found) throw EnergyApiError.invalid('no MQTT broker: select an mqtt-broker config node (the one the mqtt in/out nodes use)');
+      if (!found) throw new ConfigError('no MQTT broker: select an mqtt-broker config node (the one the mqtt in/out nodes use)');
       broker = found;
       rt.client();
     } catch (err) {
@@ -150,12 +150,12 @@ export = function (RED: NodeAPI): void {
     rt.onInput<NodeMessageInFlow>(async ({ msg }) => {
       const command = typeof msg.payload === 'string' ? msg.payload.trim().toLowerCase() : '';
       if (command !== 'refresh' && command !== 'republish' && command !== 'import history') {
-        throw EnergyApiError.invalid(`msg.payload ${describeValue(msg.payload)} is not a command: send "refresh" (read now), "republish" (send discovery and every state again) or "import history"`);
+        throw new MsgError(`msg.payload ${describeValue(msg.payload)} is not a command: send "refresh" (read now), "republish" (send discovery and every state again) or "import history"`);
       }
       await started;
       if (fatal) throw fatal;
       if (command === 'import history') {
-        if (!history) throw EnergyApiError.invalid(settings.historyDays > 0 ? 'the history import needs Home Assistant\'s access token: enter a long-lived access token (HA profile → Security) as HA token' : 'the history import is off: set History (days), the Home Assistant address and its access token');
+        if (!history) throw new ConfigError(settings.historyDays > 0 ? 'the history import needs Home Assistant\'s access token: enter a long-lived access token (HA profile → Security) as HA token' : 'the history import is off: set History (days), the Home Assistant address and its access token');
         await Promise.all(bridges.map((b) => b.settled()));
         return void (await history.run(true));
       }

@@ -1,4 +1,4 @@
-import { checkDeviceId, EnergyApiError } from '../../api/index.js';
+import { checkDeviceId, ConfigError } from '../../api/index.js';
 import type { FlowNodeDef } from '../shared/flow-node.js';
 import { describeValue } from '../shared/msg-guard.js';
 
@@ -45,14 +45,14 @@ export const MAX_HISTORY_DAYS = 400;
  * (`a//b`, a leading or trailing `/`), not a broker's `$` topic. Returned as given.
  */
 export function checkTopicPrefix(name: string, raw: unknown): string {
-  if (typeof raw !== 'string' || raw === '') throw EnergyApiError.invalid(`${name} must be a topic such as "energy", not ${describeValue(raw)}`);
+  if (typeof raw !== 'string' || raw === '') throw new ConfigError(`${name} must be a topic such as "energy", not ${describeValue(raw)}`);
   const shown = `"${raw.slice(0, 60)}"`;
-  if (/[+#]/.test(raw)) throw EnergyApiError.invalid(`${name} ${shown} contains an MQTT wildcard (+ or #): a topic to publish under cannot`);
-  if (/\s/.test(raw)) throw EnergyApiError.invalid(`${name} ${shown} contains white space: use letters, digits, - or _ between the slashes`);
-  if (raw.split('/').some((level) => level === '')) throw EnergyApiError.invalid(`${name} ${shown} has an empty level (a leading, trailing or double /)`);
-  if (raw.startsWith('$')) throw EnergyApiError.invalid(`${name} ${shown} starts with $: such topics belong to the broker`);
+  if (/[+#]/.test(raw)) throw new ConfigError(`${name} ${shown} contains an MQTT wildcard (+ or #): a topic to publish under cannot`);
+  if (/\s/.test(raw)) throw new ConfigError(`${name} ${shown} contains white space: use letters, digits, - or _ between the slashes`);
+  if (raw.split('/').some((level) => level === '')) throw new ConfigError(`${name} ${shown} has an empty level (a leading, trailing or double /)`);
+  if (raw.startsWith('$')) throw new ConfigError(`${name} ${shown} starts with $: such topics belong to the broker`);
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(raw) || raw.length > 200) throw EnergyApiError.invalid(`${name} ${shown} has control characters or is longer than 200 characters`);
+  if (/[\u0000-\u001f\u007f]/.test(raw) || raw.length > 200) throw new ConfigError(`${name} ${shown} has control characters or is longer than 200 characters`);
   return raw;
 }
 
@@ -62,7 +62,7 @@ function seconds(raw: unknown, name: string, fallback: number, min: number, zero
   const ok = Number.isFinite(value) && (value >= min || (zeroAllowed && value === 0)) && value <= 86400;
   if (!ok) {
     const range = zeroAllowed ? `0 (only on a msg) or ${min} to 86400` : `${min} to 86400`;
-    throw EnergyApiError.invalid(`${name} must be a number of seconds, ${range}, not ${describeValue(raw)}`);
+    throw new ConfigError(`${name} must be a number of seconds, ${range}, not ${describeValue(raw)}`);
   }
   return value;
 }
@@ -71,7 +71,7 @@ function seconds(raw: unknown, name: string, fallback: number, min: number, zero
 export function parseDevices(raw: unknown): 'all' | string[] {
   const text = Array.isArray(raw) ? raw.join(',') : raw;
   if (text === undefined || text === null) return 'all';
-  if (typeof text !== 'string') throw EnergyApiError.invalid(`devices must be "all" or device ids separated by commas, not ${describeValue(raw)}`);
+  if (typeof text !== 'string') throw new ConfigError(`devices must be "all" or device ids separated by commas, not ${describeValue(raw)}`);
   const ids = text.split(/[\s,;]+/).filter((s) => s !== '');
   if (ids.length === 0 || (ids.length === 1 && ids[0].toLowerCase() === 'all')) return 'all';
   return [...new Set(ids.map((id) => checkDeviceId(id)))];
@@ -94,11 +94,11 @@ function history(def: EnergyMqttDef): { historyDays: number; haUrl: string } {
   const raw = def.history;
   const days = raw === undefined || raw === null || raw === '' ? 0 : Number(raw);
   if (!Number.isInteger(days) || days < 0 || days > MAX_HISTORY_DAYS) {
-    throw EnergyApiError.invalid(`history must be a whole number of days, 0 (no import) to ${MAX_HISTORY_DAYS}, not ${describeValue(raw)}`);
+    throw new ConfigError(`history must be a whole number of days, 0 (no import) to ${MAX_HISTORY_DAYS}, not ${describeValue(raw)}`);
   }
   const haUrl = typeof def.haUrl === 'string' ? def.haUrl.trim() : '';
   if (days > 0 && !/^https?:\/\/[^\s/]+/.test(haUrl)) {
-    throw EnergyApiError.invalid(`the Home Assistant address must be such as http://homeassistant.local:8123 to import history, not ${describeValue(def.haUrl)}`);
+    throw new ConfigError(`the Home Assistant address must be such as http://homeassistant.local:8123 to import history, not ${describeValue(def.haUrl)}`);
   }
   return { historyDays: days, haUrl };
 }

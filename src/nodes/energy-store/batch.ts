@@ -1,4 +1,4 @@
-import { EnergyApiError, GRANULARITIES, MAX_TIMESTAMP_S, checkDeviceId } from '../../api/index.js';
+import { GRANULARITIES, MsgError, MAX_TIMESTAMP_S, checkDeviceId } from '../../api/index.js';
 import { describeValue } from '../shared/msg-guard.js';
 import { nextTurn } from '../../domain/entries/chunks.js';
 import { ELECTRIC_FIELDS, ENERGY_FIELDS, kwName, kwhName, type RowValues, type StoreBatch } from './fields.js';
@@ -18,7 +18,7 @@ export interface EntriesMsg {
 /** Channels per entry the store accepts: far above any device (6), a bound on one msg's rows. */
 const MAX_CHANNELS = 64;
 
-const bad = (message: string): EnergyApiError => EnergyApiError.invalid(message);
+const bad = (message: string): MsgError => new MsgError(message);
 
 /**
  * The rows of one msg, every entry checked before any row is made: a msg with one bad entry is

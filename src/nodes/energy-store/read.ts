@@ -1,5 +1,5 @@
 import type { NodeMessage } from 'node-red';
-import { EnergyApiError, RECORD_S, checkDeviceId, floorToBucket, type Device, type EnergyEntry, type Granularity } from '../../api/index.js';
+import { MsgError, RECORD_S, checkDeviceId, floorToBucket, type Device, type EnergyEntry, type Granularity } from '../../api/index.js';
 import { describeValue } from '../shared/msg-guard.js';
 import { readSettings, resolveRange, OUTPUT_FORMATS, type EnergyQueryDef, type OutputFormat, type QueryMsg, type QuerySettings } from '../shared/query-settings.js';
 import { readChartOptions } from '../../domain/entries/chart-settings.js';
@@ -44,7 +44,7 @@ export interface ReadResult {
 export async function answerRead(ctx: ReadContext): Promise<ReadResult> {
   const { msg } = ctx;
   const settings = readSettings(READ_DEFAULTS, msg as QueryMsg);
-  if (settings.options.groupByPhase) throw EnergyApiError.invalid('the store keeps channels, not phase groups: read without groupByPhase (or set msg.channels)');
+  if (settings.options.groupByPhase) throw new MsgError('the store keeps channels, not phase groups: read without groupByPhase (or set msg.channels)');
   const output = outputOf(msg.output);
   const convert = settings.options.convert;
   if (output === 'chart') readChartOptions({}, msg, convert);
@@ -161,11 +161,11 @@ function describe(msg: Record<string, unknown>, deviceId: string, s: QuerySettin
 function outputOf(value: unknown): OutputFormat {
   if (value === undefined || value === null || value === '') return 'entries';
   if (typeof value === 'string' && (OUTPUT_FORMATS as readonly string[]).includes(value)) return value as OutputFormat;
-  throw EnergyApiError.invalid(`msg.output must be one of ${OUTPUT_FORMATS.join(', ')}; got ${describeValue(value)}`);
+  throw new MsgError(`msg.output must be one of ${OUTPUT_FORMATS.join(', ')}; got ${describeValue(value)}`);
 }
 
 function deviceOf(msg: Record<string, unknown>): string {
-  if (typeof msg.deviceId !== 'string' || !msg.deviceId) throw EnergyApiError.invalid(`msg.deviceId must name the device to read; got ${describeValue(msg.deviceId)}`);
+  if (typeof msg.deviceId !== 'string' || !msg.deviceId) throw new MsgError(`msg.deviceId must name the device to read; got ${describeValue(msg.deviceId)}`);
   return checkDeviceId(msg.deviceId);
 }
 
@@ -173,11 +173,11 @@ function deviceOf(msg: Record<string, unknown>): string {
 export function channelsOf(value: unknown): number[] | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : undefined;
-  if (!items || items.length > 64) throw EnergyApiError.invalid(`msg.channels must list channel numbers such as [1, 3] or "C1,C3"; got ${describeValue(value)}`);
+  if (!items || items.length > 64) throw new MsgError(`msg.channels must list channel numbers such as [1, 3] or "C1,C3"; got ${describeValue(value)}`);
   return items.map((item) => {
     const m = /^\s*(?:[BDEF][A-Za-z0-9]{12}_)?C?(\d{1,2})\s*$/i.exec(String(item));
     const n = m ? Number(m[1]) : NaN;
-    if (!(n >= 1)) throw EnergyApiError.invalid(`msg.channels: "${String(item).slice(0, 30)}" is not a channel (1, 2, … or C1, C2, …)`);
+    if (!(n >= 1)) throw new MsgError(`msg.channels: "${String(item).slice(0, 30)}" is not a channel (1, 2, … or C1, C2, …)`);
     return n;
   });
 }

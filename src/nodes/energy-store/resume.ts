@@ -1,4 +1,4 @@
-import { EnergyApiError, SHORT_RETENTION_S } from '../../api/index.js';
+import { MsgError, SHORT_RETENTION_S } from '../../api/index.js';
 import type { Watermark } from './backends/types.js';
 
 /**
@@ -33,7 +33,7 @@ export function resumeFrom(msg: ResumeMsg, marks: readonly Watermark[], nowS: nu
   if (matching.length === 0) return;
   if (matching.length > 1) {
     const list = matching.map((m) => `${m.device} ${m.kind}${m.granularity ? ` ${m.granularity}` : ''}`).join('; ');
-    throw EnergyApiError.invalid(`the store holds ${matching.length} streams (${list}): say which to resume with msg.deviceId, msg.kind and msg.granularity`);
+    throw new MsgError(`the store holds ${matching.length} streams (${list}): say which to resume with msg.deviceId, msg.kind and msg.granularity`);
   }
   const [mark] = matching;
   const earliest = nowS - BACKFILL_MAX_S + 3600;

@@ -1,5 +1,5 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow, NodeStatus } from 'node-red';
-import { checkDeviceId, EnergyApiError, type CallOptions, type EnergyApiClient } from '../../api/index.js';
+import { checkDeviceId, EnergyApiError, isPackageError, type CallOptions, type EnergyApiClient } from '../../api/index.js';
 import { nodeClock, type Now } from './clock.js';
 import type { EnergyApiConfigNode } from './config-types.js';
 import { errorDetails, shortReason, toError } from './errors.js';
@@ -231,6 +231,7 @@ function safeDone(node: Node, done: (err?: Error) => void): (err?: Error) => voi
   };
 }
 
+/** The node's own cancel (closed or redeployed), seen in a call to the energy API or to an outside service. */
 export function isAborted(err: unknown): boolean {
-  return err instanceof EnergyApiError && err.code === 'ABORTED';
+  return isPackageError(err) && err.code === 'ABORTED';
 }
