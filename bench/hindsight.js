@@ -4,12 +4,9 @@
 // simulator measured with both loads off (grid channel, per 5-minute entry), and each 5-minute unit's net energy is
 // settled at its half hour's final Amber prices (import at the general price, export at the feed-in price). The
 // hindsight optimum is the cheapest schedule in that model meeting every target under the loads' minimum on and off
-// times: each load's exact optimum (dynamic programme, src/domain/planning/hindsight.ts) on its marginal cost per unit.
-// The two loads share the site's net energy: their joint optimum lies between the sum of each load's optimum
-// against the site alone (a lower bound while every half hour's import price is at or above its feed-in price: the
-// settlement is then convex in the energy, so a second load's margin never costs less than against the site alone)
-// and the best joint schedule found by optimising each load in turn given the other's (a schedule that exists).
-const { hindsightOptimum } = require('../dist/domain/planning/hindsight');
+// times: exact, a dynamic programme over both loads' states together (they interact only through the site's net energy
+// in each unit, so each unit is costed by both loads' decisions).
+const { jointHindsightOptimum } = require('../dist/domain/planning/hindsight');
 
 const UNIT_S = 300;
 
@@ -75,45 +72,36 @@ function modelCost(model, loads, schedules, dayOf) {
   return { total, perDay };
 }
 
-/** One load's exact optimum given the others' schedules (their energy is part of the site it runs beside). */
-function optimumOf(model, load, others) {
-  const costs = new Float64Array(model.units);
-  for (let u = 0; u < model.units; u++) {
-    let beside = model.base[u];
-    for (const o of others) beside += o.powerW * UNIT_S * o.schedule[u];
-    costs[u] = settle(beside + load.powerW * UNIT_S, model.prices[u]) - settle(beside, model.prices[u]);
-  }
+/**
+ * A load's periods and holds in units. `fair`: the game the plan plays: every run at least minBlock (the plan starts
+ * no shorter block), and a load that is a store (`store`: the hot-water tank, whose thermostat draws nothing once its
+ * heat is in) runs no more than its target: in the model it would draw its rated power whenever on, and an optimum
+ * running it on past the target (paid to consume, or to keep the sun from an export that costs) earns from heat no
+ * real tank takes.
+ */
+function unitLoad(model, load, fair) {
   const periods = load.periods.map((p) => ({ start: (p.start - model.startS) / UNIT_S, end: (p.end - model.startS) / UNIT_S, need: Math.ceil(load.runFor / UNIT_S) }));
-  return hindsightOptimum({ costs, periods, minOn: Math.ceil(load.minOn / UNIT_S), minOff: Math.ceil(load.minOff / UNIT_S) });
-}
-
-/** Each load in turn given the others' schedules, from `schedules`, until no load's optimum changes (at most `rounds`). */
-function descend(model, loads, schedules, starts, order, rounds) {
-  for (let round = 0; round < rounds; round++) {
-    let changed = false;
-    for (const i of order) {
-      const others = loads.map((o, j) => ({ powerW: o.powerW, schedule: schedules[j] })).filter((_, j) => j !== i);
-      const best = optimumOf(model, loads[i], others);
-      if (best.on.some((o, u) => o !== schedules[i][u])) changed = true;
-      schedules[i] = Float64Array.from(best.on);
-      starts[i] = best.starts;
-    }
-    if (!changed) break;
-  }
-  return { schedules, starts, joint: modelCost(model, loads, schedules).total };
+  const minOn = fair ? Math.max(load.minOn, load.minBlock ?? 0) : load.minOn;
+  return { periods, minOn: Math.ceil(minOn / UNIT_S), minOff: Math.ceil(load.minOff / UNIT_S), atMostNeed: fair && Boolean(load.store) };
 }
 
 /**
- * The hindsight optimum of the loads: a lower bound (each alone against the site) and the best joint schedule found
- * (each load in turn given the others', in either order, from each load's optimum alone).
+ * The hindsight optimum of the two loads: exact, a dynamic programme over both loads' states together
+ * (src/domain/planning/hindsight.ts), each unit costed by both loads' decisions on the site's net energy; with `fair`,
+ * in the plan's own game (see unitLoad).
  */
-function hindsight(model, loads, rounds = 6) {
-  const alone = loads.map((l) => optimumOf(model, l, []));
-  const bound = alone.reduce((sum, p) => sum + p.cost, 0);
-  const orders = [loads.map((_, i) => i), loads.map((_, i) => loads.length - 1 - i)];
-  const tries = orders.map((order) => descend(model, loads, alone.map((p) => Float64Array.from(p.on)), alone.map((p) => p.starts), order, rounds));
-  const best = tries.reduce((b, t) => (t.joint < b.joint ? t : b));
-  return { bound, ...best };
+function hindsight(model, loads, { fair = false } = {}) {
+  if (loads.length !== 2) throw new Error('the hindsight optimum is computed for two loads');
+  const costs = [0, 1, 2, 3].map(() => new Float64Array(model.units));
+  for (let u = 0; u < model.units; u++) {
+    const site = settle(model.base[u], model.prices[u]);
+    for (let x = 0; x < 4; x++) {
+      const joules = model.base[u] + ((x & 1) * loads[0].powerW + (x >> 1) * loads[1].powerW) * UNIT_S;
+      costs[x][u] = settle(joules, model.prices[u]) - site;
+    }
+  }
+  const best = jointHindsightOptimum({ loads: loads.map((l) => unitLoad(model, l, fair)), costs });
+  return { joint: best.cost, schedules: best.on.map((on) => Float64Array.from(on)), starts: best.starts };
 }
 
 module.exports = { siteModel, scheduleOf, modelCost, hindsight, UNIT_S };

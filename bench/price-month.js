@@ -35,13 +35,15 @@ const START = DateTime.fromISO(process.env.START || '2026-10-01', { zone: ZONE }
 const START_S = START.toSeconds();
 const END_S = START.plus({ days: DAYS }).toSeconds();
 const STEP_S = 120;
-/** The goal: 10 % below the best other strategy. Gated at what this market gives (see docs/benchmarks.md: ~7 % in spring). */
+/** The goal: 10 % below the best other strategy; gated there (about 21 % in spring, see docs/benchmarks.md). */
 const COST_GOAL = 0.1;
-const COST_GATE = Number(process.env.COST_GATE ?? 0.05);
+const COST_GATE = Number(process.env.COST_GATE ?? 0.1);
 const MAX_SWITCHINGS = 6;
 /** The plan on a calibrated forecast: the goal is within 5 % of the hindsight optimum; reported, gated only with OPTIMUM_GATE. */
 const OPTIMUM_GOAL = 0.05;
 const OPTIMUM_GATE = process.env.OPTIMUM_GATE === undefined ? undefined : Number(process.env.OPTIMUM_GATE);
+/** The same distance to the optimum in the plan's own game (its holds, a tank that takes no more than its target): gated. */
+const FAIR_GATE = Number(process.env.FAIR_GATE ?? 0.2);
 /** Gate that the forecast plan beats yesterday's sun on the weather-change days (CHANGE_GATE=0 reports only). */
 const CHANGE_GATE = process.env.CHANGE_GATE !== '0';
 const example = (name) => require(path.join(__dirname, '..', 'examples', `${name}.json`));
@@ -54,7 +56,9 @@ const PLAN_NODES = [loadOf(HOT_EXAMPLE, 'hot water'), { ...loadOf(POOL_EXAMPLE, 
 /** The loads, their targets and the holds every strategy is measured against (the plan's nodes). */
 const LOADS = PLAN_NODES.map((n) => ({
   name: n.name, switchId: n.switchId, channel: Number(n.loadChannel) - 1, runFor: n.runFor,
-  byMinute: n.by ? Number(n.by.slice(0, 2)) * 60 + Number(n.by.slice(3)) : 1440, minOn: n.minOn, minOff: n.minOff,
+  byMinute: n.by ? Number(n.by.slice(0, 2)) * 60 + Number(n.by.slice(3)) : 1440, minOn: n.minOn, minOff: n.minOff, minBlock: n.minBlock,
+  // The hot-water tank is a store: its thermostat draws nothing once the target's heat is in (bench/hindsight.js).
+  store: n.name === 'hot water',
 }));
 /** Forecasts are issued every 3 hours (the simulator's forecasts change every 3 hours), 4 minutes past, for 48 hours. */
 const FORECAST_EVERY_S = 3 * 3600;
@@ -359,32 +363,46 @@ function weatherChangeDays() {
 function hindsightReport(results, offEntries, prices) {
   const units = Math.round((END_S - START_S) / 300);
   const model = siteModel(offEntries, prices, START_S, units);
-  const loads = LOADS.map((l) => ({ ...l, powerW: PLAN_NODES.find((n) => n.name === l.name).loadPower, periods: periods(l) }));
+  // The day the month starts in is a period too for the optimum (a by-time target's first period began the day
+  // before: the plans meet it as well, though the bench counts full periods only).
+  const withLeading = (ps) => (ps.length && ps[0].start > START_S ? [{ start: START_S, end: ps[0].start }, ...ps] : ps);
+  const loads = LOADS.map((l) => ({ ...l, powerW: PLAN_NODES.find((n) => n.name === l.name).loadPower, periods: withLeading(periods(l)) }));
   const dayOf = (t) => local(t).toISODate();
+  if (process.env.HINDSIGHT_DUMP) {
+    require('node:fs').writeFileSync(process.env.HINDSIGHT_DUMP, JSON.stringify({ startS: START_S, units, days: DAYS, loads, offEntries, prices: [...prices], patchLogs: results.map((r) => ({ name: r.name, patchLog: r.patchLog })) }));
+  }
   const started = Date.now();
   const best = hindsight(model, loads);
   const optimiserS = (Date.now() - started) / 1000;
+  const heldStarted = Date.now();
+  const held = hindsight(model, loads, { fair: true });
+  const heldS = (Date.now() - heldStarted) / 1000;
   const changeDays = weatherChangeDays();
   const onChangeDays = (perDay) => changeDays.reduce((sum, d) => sum + (perDay.get(d) ?? 0), 0);
-  // The bound is the limit no schedule beats while the settlement is convex; else the best joint schedule is.
-  const limit = model.convexViolations === 0 ? best.bound : best.joint;
-  const distance = (cost) => (cost - limit) / Math.abs(limit);
-  const optimumDays = modelCost(model, loads, best.schedules, dayOf);
+  const above = (cost, limit) => (cost - limit) / Math.abs(limit);
+  /** Switchings (on and off) of a 0/1 schedule per local day: the most in a day. */
+  const maxPerDay = (schedule) => {
+    const perDay = new Map();
+    for (let u = 1; u < units; u++) if (schedule[u] !== schedule[u - 1]) perDay.set(dayOf(START_S + u * 300), (perDay.get(dayOf(START_S + u * 300)) ?? 0) + 1);
+    return Math.max(0, ...perDay.values());
+  };
   console.log(`\nin the bench's model (rated power while on, the site without the loads as measured, each 5 minutes settled at its half hour's final prices):`);
-  console.log(`hindsight optimum: ${best.joint.toFixed(2)} AUD (best joint schedule), ${best.bound.toFixed(2)} AUD (each load alone against the site: ${model.convexViolations === 0 ? 'a lower bound, every half hour\'s import price at or above its feed-in' : `not a bound: ${model.convexViolations} units with feed-in above import`}); computed in ${optimiserS.toFixed(1)} s`);
+  console.log(`hindsight optimum (exact, both loads together): ${best.joint.toFixed(2)} AUD, computed in ${optimiserS.toFixed(1)} s; in the plan's own game (every run at least minBlock: ${loads.map((l) => `${l.minBlock / 60} min`).join(', ')}; the tank no more than its target): ${held.joint.toFixed(2)} AUD, ${heldS.toFixed(1)} s`);
   console.log(`weather-change days (the sun ±30 % on the day before): ${changeDays.length} of ${DAYS}`);
-  console.log('strategy          | model cost | above the optimum: best joint / bound | on weather-change days | targets met | switchings/load/day (mean)');
+  console.log('strategy          | model cost | above the optimum / in the plan’s game | on weather-change days | targets met | switchings/load/day mean (max)');
   const rows = results.map((r) => {
     const schedules = LOADS.map((l) => scheduleOf(r.patchLog, l.switchId, START_S, units));
     const costed = modelCost(model, loads, schedules, dayOf);
     const met = r.facts.map((f) => `${f.met}/${f.periods}`).join(', ');
-    const sw = r.facts.map((f) => (f.perDay.reduce((a, b) => a + b, 0) / DAYS).toFixed(1)).join(', ');
+    const sw = r.facts.map((f) => `${(f.perDay.reduce((a, b) => a + b, 0) / DAYS).toFixed(1)} (${Math.max(...f.perDay)})`).join(', ');
     return { name: r.name, cost: costed.total, change: onChangeDays(costed.perDay), met, sw, share: r.share };
   });
-  rows.push({ name: 'hindsight', cost: best.joint, change: onChangeDays(optimumDays.perDay), met: 'all', sw: best.starts.map((s) => (2 * s / DAYS).toFixed(1)).join(', '), share: 1 });
+  for (const [name, o] of [['hindsight', best], ['hindsight, fair', held]]) {
+    const days = modelCost(model, loads, o.schedules, dayOf);
+    rows.push({ name, cost: o.joint, change: onChangeDays(days.perDay), met: 'all', sw: o.starts.map((s, i) => `${(2 * s / DAYS).toFixed(1)} (${maxPerDay(o.schedules[i])})`).join(', '), share: 1 });
+  }
   for (const row of rows) {
-    const toJoint = (row.cost - best.joint) / Math.abs(best.joint);
-    console.log(`${row.name.padEnd(17)} | ${row.cost.toFixed(2).padStart(6)} AUD | ${(toJoint * 100).toFixed(1).padStart(18)} % / ${(distance(row.cost) * 100).toFixed(1).padStart(5)} % | ${row.change.toFixed(2).padStart(18)} AUD | ${row.met.padEnd(11)} | ${row.sw}`);
+    console.log(`${row.name.padEnd(17)} | ${row.cost.toFixed(2).padStart(6)} AUD | ${(above(row.cost, best.joint) * 100).toFixed(1).padStart(15)} % / ${(above(row.cost, held.joint) * 100).toFixed(1).padStart(5)} % | ${row.change.toFixed(2).padStart(18)} AUD | ${row.met.padEnd(11)} | ${row.sw}`);
   }
   const problems = [];
   const gated = [];
@@ -395,11 +413,13 @@ function hindsightReport(results, offEntries, prices) {
   const naive = rows.filter((r) => NAIVE.includes(r.name) && r.share === 1);
   const bestNaive = naive.reduce((b, r) => (!b || r.cost < b.cost ? r : b), undefined);
   if (calibrated) {
-    const toOptimum = distance(calibrated.cost);
+    const toOptimum = above(calibrated.cost, best.joint);
     const belowNaive = bestNaive ? (bestNaive.cost - calibrated.cost) / Math.abs(bestNaive.cost) : undefined;
-    const toJoint = (calibrated.cost - best.joint) / Math.abs(best.joint);
-    console.log(`${calibrated.name}: ${(toJoint * 100).toFixed(1)} % above the best joint schedule, ${(toOptimum * 100).toFixed(1)} % above the ${limit === best.bound ? 'lower bound' : 'optimum'} (goal ≤ ${pct(OPTIMUM_GOAL)} of the optimum, ${OPTIMUM_GATE === undefined ? 'reported' : `gated at ${pct(OPTIMUM_GATE)}`}); ${belowNaive === undefined ? 'no naive strategy met every target' : `${(belowNaive * 100).toFixed(1)} % below the best naive (${bestNaive.name}) in the model`}`);
+    console.log(`${calibrated.name}: ${(toOptimum * 100).toFixed(1)} % above the hindsight optimum, ${(above(calibrated.cost, held.joint) * 100).toFixed(1)} % above it in the plan's own game (goal ≤ ${pct(OPTIMUM_GOAL)} of the optimum, ${OPTIMUM_GATE === undefined ? 'reported' : `gated at ${pct(OPTIMUM_GATE)}`}; in its own game gated at ${pct(FAIR_GATE)}); ${belowNaive === undefined ? 'no naive strategy met every target' : `${(belowNaive * 100).toFixed(1)} % below the best naive (${bestNaive.name}) in the model`}`);
     if (OPTIMUM_GATE !== undefined && toOptimum > OPTIMUM_GATE) problems.push(`${calibrated.name} is ${pct(toOptimum)} above the hindsight optimum (gate ${pct(OPTIMUM_GATE)})`);
+    const toFair = above(calibrated.cost, held.joint);
+    if (toFair > FAIR_GATE) problems.push(`${calibrated.name} is ${(toFair * 100).toFixed(1)} % above the hindsight optimum in the plan's own game (gate ${pct(FAIR_GATE)})`);
+    gated.push(`${calibrated.name} within ${pct(FAIR_GATE)} of the optimum in its own game`);
     if (persistence && changeDays.length > 0) {
       console.log(`on the weather-change days: ${rows.filter((r) => PLANNERS.includes(r.name)).map((r) => `${r.name} ${r.change.toFixed(2)} AUD`).join(', ')}`);
       if (CHANGE_GATE && calibrated.change >= persistence.change) problems.push(`on the weather-change days ${calibrated.name} (${calibrated.change.toFixed(2)} AUD) is not below the plan on yesterday's sun (${persistence.change.toFixed(2)} AUD)`);

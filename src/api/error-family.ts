@@ -1,7 +1,8 @@
 /**
  * The package's one error family. Every error it raises has a `code` and says which side failed:
  * - `service`: the energy API (EnergyApiError, in errors.ts);
- * - `outside`: a price or forecast service beside the energy API (OutsideServiceError, in outside-errors.ts);
+ * - `outside`: a service beside the energy API: a price or forecast source (OutsideServiceError, in
+ *   outside-errors.ts) or Home Assistant (HaError, in src/ha);
  * - `prices`: a price list that cannot be read (PriceError);
  * - `store`: a database behind energy-store (StoreError);
  * - `msg`: a msg a node cannot use (MsgError);

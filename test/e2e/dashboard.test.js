@@ -602,17 +602,23 @@ describe('e2e: dashboard', function () {
     await page.setViewportSize({ width: 1440, height: 900 });
   });
 
-  it('after a Node-RED restart the charts are filled from the API within seconds', async () => {
+  it('after a Node-RED restart the charts are filled from the API by the reads at start, not the first repeat', async function () {
+    this.timeout(300000);
     await demo.stop();
     demo = await start({ port: 0, simPort: 0, userDir, log: () => {}, apiUrl: '', clockOffsetMs });
     assert.strictEqual(demo.flows, 'repointed', 'the same flows, started again');
     const started = Date.now();
+    // The charts' injects fire once at start, then every 3 minutes at the soonest: filled well before that means the
+    // reads at start filled them. Seconds on a quiet machine (5–20 s at load 15–20), reported, not gated: the
+    // limit would otherwise measure the host.
+    const firstRepeatMs = 180000;
     await page.goto(`${demo.dashboardUrl}/energy`);
-    await chartOf(page, T.power, undefined, 15000);
+    await chartOf(page, T.power, undefined, firstRepeatMs / 2);
     await page.goto(`${demo.dashboardUrl}/energy-history`);
-    await chartOf(page, T.history, undefined, 15000);
+    await chartOf(page, T.history, undefined, firstRepeatMs / 2);
     const seconds = (Date.now() - started) / 1000;
-    assert.ok(seconds < 20, `${seconds} s`);
+    console.log(`      charts filled ${seconds.toFixed(1)} s after the restart`);
+    assert.ok(seconds * 1000 < firstRepeatMs * 0.75, `${seconds} s: filled by a repeat, not by the reads at start`);
   });
 
   it('the energy-per-day page shows supply beside use for each of the last 30 whole days, as the API counts them', async () => {

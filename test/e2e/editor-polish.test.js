@@ -35,7 +35,8 @@ describe('e2e: editor polish', function () {
 
   before(async function () {
     h.requireChromium(this);
-    nr = await startBareNodeRed();
+    const clockOffsetMs = h.e2eClockOffsetMs();
+    nr = await startBareNodeRed({ clockOffsetMs });
     const flows = [
       { id: TAB, type: 'tab', label: 'Polish' },
       { id: CONFIG, type: 'energy-api', name: 'sim', baseUrl: nr.simulator.baseUrl, tps: 5, tpd: 10000, timezone: '', configVersion: 1, credentials: { apiKey: nr.simulator.keys.full } },
@@ -45,7 +46,7 @@ describe('e2e: editor polish', function () {
       })),
     ];
     await admin(nr.editorUrl, 'POST', 'flows', { flows });
-    browser = await h.launchBrowser();
+    browser = await h.launchBrowser({ clockOffsetMs });
     page = browser.page;
     await h.openEditor(page, nr.editorUrl);
   });

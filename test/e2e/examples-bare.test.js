@@ -145,9 +145,10 @@ describe('e2e: examples imported into a Node-RED without Dashboard 2', function 
 
   before(async function () {
     h.requireChromium(this);
-    nr = await startBareNodeRed();
+    const clockOffsetMs = h.e2eClockOffsetMs();
+    nr = await startBareNodeRed({ clockOffsetMs });
     await admin(nr.editorUrl, 'POST', 'flows', { flows: RUNNING });
-    browser = await h.launchBrowser();
+    browser = await h.launchBrowser({ clockOffsetMs });
     page = browser.page;
     await h.openEditor(page, nr.editorUrl);
   });

@@ -32,7 +32,7 @@ describe('e2e: example flows', function () {
   before(async function () {
     h.requireChromium(this);
     demo = await h.startDemo();
-    browser = await h.launchBrowser();
+    browser = await h.launchBrowser({ clockOffsetMs: demo.clockOffsetMs });
     page = browser.page;
     await h.openEditor(page, demo.editorUrl);
   });

@@ -29,10 +29,11 @@ describe('e2e: a fleet of 307 devices on one key', function () {
 
   before(async function () {
     h.requireChromium(this);
-    demo = await start({ port: 0, simPort: 0, userDir, log: () => {}, apiUrl: '', extraDevices: EXTRA_DEVICES });
+    const clockOffsetMs = h.e2eClockOffsetMs();
+    demo = await start({ port: 0, simPort: 0, userDir, log: () => {}, apiUrl: '', extraDevices: EXTRA_DEVICES, clockOffsetMs });
     all = await h.simulatorDevices(demo);
     devices = all.filter((d) => !d.uninitialised);
-    browser = await h.launchBrowser();
+    browser = await h.launchBrowser({ clockOffsetMs });
     page = browser.page;
     await h.openEditor(page, demo.editorUrl);
   });

@@ -5,6 +5,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { start } = require('../../scripts/start');
+const { shiftDate } = require('../../scripts/shifted-clock');
 const { skipBecause } = require('../support/skip');
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -26,10 +27,21 @@ function tempDir(prefix) {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** What `npm start` starts, on free ports; the runtime log is kept for the assertions. */
+/**
+ * Where the end-to-end tests start the simulator's and Node-RED's clock (scripts/shifted-clock.js), never the wall
+ * clock: a minute before midnight in Sydney, the demo sites' zone (12:59 UTC), on 4 April 2026, the night its daylight
+ * saving time ends. The clocks run on from there, so every run crosses the sites' day boundary the same way.
+ */
+const E2E_START_MS = Date.UTC(2026, 3, 4, 12, 59);
+/** How far from the wall clock that start is, as start() and startBareNodeRed() take it (`clockOffsetMs`). */
+const e2eClockOffsetMs = () => E2E_START_MS - Date.now();
+
+/** What `npm start` starts, on free ports, on the e2e clock (demo.clockOffsetMs); the runtime log is kept for the assertions. */
 async function startDemo() {
   const userDir = tempDir('energy-e2e-nr-');
-  const demo = await start({ port: 0, simPort: 0, userDir, log: () => {}, apiUrl: '' });
+  const clockOffsetMs = e2eClockOffsetMs();
+  const demo = await start({ port: 0, simPort: 0, userDir, log: () => {}, apiUrl: '', clockOffsetMs });
+  demo.clockOffsetMs = clockOffsetMs;
   const stop = demo.stop;
   demo.stop = async () => {
     await stop();
@@ -38,14 +50,18 @@ async function startDemo() {
   return demo;
 }
 
-/** Chromium with a fresh profile; `options` go to playwright's context (a `timezoneId` other than the machine's). */
-async function launchBrowser(options = {}) {
+/**
+ * Chromium with a fresh profile; `options` go to playwright's context (a `timezoneId` other than the machine's).
+ * With `clockOffsetMs`, the pages' Date runs that far from the wall clock, as the demo's does.
+ */
+async function launchBrowser({ clockOffsetMs, ...options } = {}) {
   const { chromium } = require('playwright-core');
   const profile = tempDir('energy-e2e-chromium-');
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1440, height: 900 }, ...options,
   });
   const page = context.pages()[0] || (await context.newPage());
+  if (clockOffsetMs !== undefined) await context.addInitScript({ content: `(${shiftDate})(window, ${clockOffsetMs});` });
   const outside = [];
   const consoleErrors = [];
   context.on('request', (req) => {
@@ -163,5 +179,5 @@ function packageNodeTypes() {
 }
 
 module.exports = {
-  ROOT, ARTIFACTS, requireChromium, startDemo, launchBrowser, openEditor, screenshot, deploy, selectExampleToImport, dropFromPalette, adminGet, errorLines, packageNodeTypes, simulatorDevices,
+  ROOT, ARTIFACTS, e2eClockOffsetMs, requireChromium, startDemo, launchBrowser, openEditor, screenshot, deploy, selectExampleToImport, dropFromPalette, adminGet, errorLines, packageNodeTypes, simulatorDevices,
 };

@@ -2,7 +2,7 @@
 // The daily budget is visible before it bites: the config node adds up its nodes' requestsPerDay()
 // against the key's daily limit as learnt from the service, and warns naming the costliest nodes.
 const assert = require('node:assert/strict');
-const { helper, startSimulator, allNodes, apiConfig, startServer, stopServer, load } = require('../support/env');
+const { helper, startClockedSimulator, allNodes, apiConfig, startServer, stopServer, load } = require('../support/env');
 const { SIM_DEVICES } = require('../../dist/simulator');
 const { estimateRequestsPerDay, cronRunsPerDay } = require('../support/request-costs');
 const { nodeRedModule } = require('../support/node-red');
@@ -15,7 +15,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('daily budget of a config node', function () {
   let sim;
 
-  before(async function () { sim = await startSimulator({ port: 0, now: FROZEN_AT, tpd: 2000 }); });
+  before(async function () { sim = await startClockedSimulator({ now: FROZEN_AT, tpd: 2000 }); }); // the nodes on its clock too
   before(function (done) { startServer(done); });
   after(async function () {
     await stopServer();

@@ -3,7 +3,7 @@
 const assert = require('node:assert/strict');
 const { DateTime } = require('luxon');
 const {
-  helper, statusesOf, startSimulator, startClockedSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey, TEST_NOW_S,
+  helper, statusesOf, startClockedSimulator, nodeFile, apiConfig, startServer, stopServer, load, nextMessage, loggedText, assertNoKey, TEST_NOW_S,
 } = require('../support/env');
 const { SIM_DEVICES } = require('../../dist/simulator');
 
@@ -249,8 +249,11 @@ describe('energy-cost', function () {
   describe('with energy-query and the simulator', function () {
     let sim;
     const T0 = TEST_NOW_S - 12; // on a 5-minute boundary
-    before(async function () { sim = await startSimulator({ port: 0, now: T0 }); });
-    after(async function () { await sim.close(); });
+    before(async function () { sim = await startClockedSimulator({ now: T0 }); }); // the nodes on its clock too
+    after(async function () {
+      helper.settings({});
+      await sim.close();
+    });
 
     it('finds the Grid connect channel and its kWh equal the sum of the API entries', async () => {
       const { EnergyApiClient } = require('../../dist/api/index.js');

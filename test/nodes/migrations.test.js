@@ -3,7 +3,7 @@
 // configVersion, numbers as text, properties added since missing) and works; the shared migration runner
 // applies later steps in order and leaves flows from a newer release alone.
 const assert = require('node:assert/strict');
-const { helper, startSimulator, allNodes, startServer, stopServer, load, nextMessage } = require('../support/env');
+const { helper, startClockedSimulator, allNodes, startServer, stopServer, load, nextMessage } = require('../support/env');
 const { SIM_DEVICES } = require('../../dist/simulator');
 const { migrateConfig, upgradeSavedConfig } = require('../../dist/nodes/shared/migrations.js');
 
@@ -13,7 +13,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('saved-config migrations', function () {
   let sim;
 
-  before(async function () { sim = await startSimulator({ port: 0, now: FROZEN_AT }); });
+  before(async function () { sim = await startClockedSimulator({ now: FROZEN_AT }); }); // the nodes on its clock too
   before(function (done) { startServer(done); });
   after(async function () {
     await stopServer();

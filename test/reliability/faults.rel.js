@@ -13,8 +13,11 @@ const { SIM_DEVICES } = require('../../dist/simulator');
 
 const HOUR = 3600;
 const STEP_S = Number(process.env.FAULTS_STEP_S || 1800);
-/** The simulated day starts a day before the real now (the client's retention checks use the real clock). */
-const NOW = Math.floor(Date.now() / 1000 / 300) * 300 - 300;
+/**
+ * The simulated day, never the wall clock's: it ends at 12:00 in Sydney on 5 April 2026 (02:00 UTC), so it holds
+ * the sites' midnight, the hour Sydney's daylight saving time ends (03:00 → 02:00) and UTC's midnight.
+ */
+const NOW = Date.UTC(2026, 3, 5, 2, 0) / 1000;
 const START = NOW - 24 * HOUR;
 const FAULTS = { errorRate: 0.2, resetRate: 0.03, malformedRate: 0.03, seed: 7 };
 
@@ -95,7 +98,7 @@ describe('reliability: faults over a simulated day', function () {
     const faults = { '5xx': api.filter((r) => r.status >= 500).length, reset: api.filter((r) => r.status === 0).length, 429: api.filter((r) => r.status === 429).length };
 
     // What the follow node should have delivered: one clean read of the same span.
-    const client = new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: sim.keys.full, tps: 50 });
+    const client = new EnergyApiClient({ baseUrl: sim.baseUrl, apiKey: sim.keys.full, tps: 50, now: () => sim.control.now() * 1000 });
     const expected = (await client.getShortEnergy(SIM_DEVICES.meter3M, { fromTs: START - 6 * HOUR, toTs: NOW + 1 })).map((e) => e.timestamp).filter((ts) => ts <= lastFollowAt);
     await client.close();
     const followSet = new Set(delivered.follow);

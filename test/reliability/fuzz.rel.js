@@ -7,7 +7,7 @@
 const assert = require('node:assert/strict');
 const {
   helper, startRemoteSimulator, allNodes, startServer, stopServer, load, simClockSettings, accountedFlow, accountant,
-  loopWatch, crashWatch, waitUntil, figure, captured, captureLog, capturesScanned, forgetCalls, lightCalls,
+  loopWatch, crashWatch, waitUntil, figure, captured, captureLog, capturesScanned, forgetCalls, lightCalls, BEFORE_SITE_MIDNIGHT_S,
 } = require('./support');
 const { fuzzer, POISONED } = require('./fuzz-values');
 const fs = require('node:fs');
@@ -27,7 +27,8 @@ const TRACE = process.env.FUZZ_TRACE === '1';
  * batch is sent when every msg of this one is accounted for (set below, from the nodes).
  */
 let BATCH = 1;
-const T0 = Math.floor(Date.now() / 1000 / 300) * 300 - 300;
+/** The simulator's clock starts here and runs on: 5 minutes before a Sydney midnight (support.js), not the wall clock. */
+const T0 = BEFORE_SITE_MIDNIGHT_S;
 /** The fuzz is about input handling, not the limiter: the simulator and the config node allow plenty. */
 const TPS = 500;
 const PSK = 'fuzz-psk-7c1e9a42';

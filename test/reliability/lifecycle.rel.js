@@ -4,12 +4,13 @@
 const assert = require('node:assert/strict');
 const {
   helper, startSimulator, allNodes, load, startServer, stopServer, simClockSettings, accountedFlow, accountant,
-  crashWatch, sleep, figure, captured, forgetCalls,
+  crashWatch, sleep, figure, captured, forgetCalls, BEFORE_SITE_MIDNIGHT_S,
 } = require('./support');
 const { SIM_DEVICES } = require('../../dist/simulator');
 
 const REDEPLOYS = Number(process.env.LIFECYCLE_REDEPLOYS || 100);
-const T0 = Math.floor(Date.now() / 1000 / 300) * 300 - 300;
+/** The simulator's frozen clock: 5 minutes before a Sydney midnight (support.js), not the wall clock. */
+const T0 = BEFORE_SITE_MIDNIGHT_S;
 const PSK = 'life-psk-5d2b8e19';
 
 const NODES = [

@@ -3,12 +3,12 @@
 // (Amber key, database passwords and tokens, broker password) appear in no captured log line, status, output or
 // Catch msg (scanned as they came, see support.js), nor in an exported flow.
 const assert = require('node:assert/strict');
-const { helper, startSimulator, allNodes, load, startServer, stopServer, accountedFlow, captured, capture, capturesScanned, captureLog, figure } = require('./support');
+const { helper, startSimulator, allNodes, load, startServer, stopServer, accountedFlow, captured, capture, capturesScanned, captureLog, figure, simClockSettings, BEFORE_SITE_MIDNIGHT_S } = require('./support');
 const { SIM_DEVICES } = require('../../dist/simulator');
 
 describe('reliability: secrets (after all suites)', function () {
   let sim;
-  before(async function () { sim = await startSimulator({ port: 0 }); });
+  before(async function () { sim = await startSimulator({ port: 0, now: BEFORE_SITE_MIDNIGHT_S }); });
   before(function (done) { startServer(done); });
   after(async function () {
     await stopServer();
@@ -19,6 +19,7 @@ describe('reliability: secrets (after all suites)', function () {
     const psk = 'export-psk-0b9f3c77';
     captured.secrets.add(psk);
     captured.secrets.add(sim.keys.full);
+    simClockSettings(sim);
     const { flow, credentials } = accountedFlow(sim, [{ id: 'wifi', type: 'energy-wifi-config', deviceId: SIM_DEVICES.wifi6MW, timeout: 1 }]);
     await load(allNodes(), flow, { ...credentials, wifi: { password: psk } });
     // What an export carries: the deployed flow configuration (credentials are kept apart, encrypted).

@@ -17,6 +17,12 @@ const { helper } = env;
 const captured = { secrets: new Set(), leaks: [], scanned: 0 };
 
 /**
+ * Where the suites' clocks start, never at the wall clock: 23:55 in Sydney (the demo sites' zone, 12:55 UTC) on
+ * 4 April 2026, the night its daylight saving time ends at 03:00, on a 5-minute mark.
+ */
+const BEFORE_SITE_MIDNIGHT_S = Date.UTC(2026, 3, 4, 12, 55) / 1000;
+
+/**
  * Scans every string and key in `value` for a registered secret (iterative, bounded, no serialising).
  * The scan is queued and runs in slices of a few ms between the runtime's own work: it shares the event
  * loop with the nodes, whose stalls the suites measure, so it must never be a stall itself.
@@ -273,5 +279,5 @@ function figure(text) {
 }
 
 module.exports = {
-  ...env, captured, capture, capturesScanned, captureLog, forgetCalls, lightCalls, simClockSettings, startRemoteSimulator, accountedFlow, accountant, loopWatch, crashWatch, sleep, waitUntil, figure,
+  ...env, BEFORE_SITE_MIDNIGHT_S, captured, capture, capturesScanned, captureLog, forgetCalls, lightCalls, simClockSettings, startRemoteSimulator, accountedFlow, accountant, loopWatch, crashWatch, sleep, waitUntil, figure,
 };

@@ -20,7 +20,7 @@ export interface PlanRequest {
   minRestS: number;
   /** Never buy above (micro-units per kWh). */
   maxPriceMicros?: number;
-  /** Always run at or below (micro-units per kWh). */
+  /** Always run where running costs at or below this (micro-units per kWh; in surplus mode the surplus counted at the lost feed-in). */
   cheapBelowMicros?: number;
   /** Surplus mode: solar surplus the load uses costs the lost feed-in, not the import price. */
   useSurplus: boolean;
@@ -87,7 +87,9 @@ function facts(req: PlanRequest, nowS: number): UnitFacts[] {
     const priced = u.importMicros !== null;
     const perKwh = priced ? (u.importMicros as number) * (1 - share) + u.exportMicros * share : 0;
     const costMicros = priced ? (req.powerW * d / 3.6e6) * perKwh : null;
-    const cheap = priced && req.cheapBelowMicros !== undefined && (u.importMicros as number) <= req.cheapBelowMicros;
+    // What running here costs at or below cheapBelow: the import price, or in surplus mode the mix of import and lost
+    // feed-in (a surplus whose export would cost makes running on it earn, even where the import price is positive).
+    const cheap = priced && req.cheapBelowMicros !== undefined && Math.min(u.importMicros as number, perKwh) <= req.cheapBelowMicros;
     const mustRun = u.start < nowS + req.mustRunS;
     const forcedOff = !mustRun && u.start < nowS + req.mustRestS;
     const tooExpensive = priced && req.maxPriceMicros !== undefined && (u.importMicros as number) > req.maxPriceMicros && share < 0.999;

@@ -2,7 +2,7 @@
 // The hindsight optimum (dynamic programme) against brute force on small cases: every schedule of up to 14 units
 // enumerated, the cheapest one meeting every period's target under the minimum on and off times.
 const assert = require('node:assert/strict');
-const { hindsightOptimum } = require('../../../dist/domain/planning/hindsight');
+const { hindsightOptimum, jointHindsightOptimum } = require('../../../dist/domain/planning/hindsight');
 
 /** Runs of equal state in a schedule; the first off run is free (the load rested before), the last may be cut by the end. */
 function feasible(on, { periods, minOn, minOff }) {
@@ -23,6 +23,15 @@ function feasible(on, { periods, minOn, minOff }) {
     runStart = u;
   }
   return true;
+}
+
+/** A random load of n units: one or two periods, minOn and minOff of 1–3 units. */
+function randomLoad(next, n) {
+  const cut = 1 + Math.floor(next() * (n - 2));
+  const periods = next() < 0.5
+    ? [{ start: 0, end: n, need: Math.floor(next() * (n / 2)) }]
+    : [{ start: 0, end: cut, need: Math.floor(next() * (cut / 2 + 1)) }, { start: cut, end: n, need: Math.floor(next() * ((n - cut) / 2 + 1)) }];
+  return { periods, minOn: 1 + Math.floor(next() * 3), minOff: 1 + Math.floor(next() * 3) };
 }
 
 function bruteForce(req) {
@@ -73,5 +82,54 @@ describe('the hindsight optimum (pure)', function () {
       assert.ok(feasible(Array.from(plan.on), req), `the schedule it gives is feasible: ${JSON.stringify(req)}`);
       assert.ok(Math.abs(Array.from(plan.on).reduce((s, o, u) => s + o * costs[u], 0) - plan.cost) < 1e-9);
     }
+  });
+
+  it('two loads together: matches brute force over both schedules on 200 random small cases (a cost for running both)', function () {
+    const next = random(7);
+    for (let i = 0; i < 200; i++) {
+      const n = 4 + Math.floor(next() * 5);
+      const loads = [randomLoad(next, n), randomLoad(next, n)];
+      const alone = [0, 1].map(() => Array.from({ length: n }, () => Math.round((next() * 10 - 3) * 10) / 10));
+      // Running both costs extra in some units (a shared surplus the second load no longer finds), less in others.
+      const both = Array.from({ length: n }, (_, u) => alone[0][u] + alone[1][u] + Math.round((next() * 6 - 1) * 10) / 10);
+      const costs = [new Array(n).fill(0), alone[0], alone[1], both];
+      const schedules = [0, 1].map((l) => {
+        const out = [];
+        for (let mask = 0; mask < 1 << n; mask++) {
+          const on = Array.from({ length: n }, (_, u) => (mask >> u) & 1);
+          if (feasible(on, loads[l])) out.push(on);
+        }
+        return out;
+      });
+      let expected = Infinity;
+      for (const x of schedules[0]) for (const y of schedules[1]) expected = Math.min(expected, x.reduce((s, _, u) => s + costs[x[u] + 2 * y[u]][u], 0));
+      const req = { loads, costs };
+      if (expected === Infinity) {
+        assert.throws(() => jointHindsightOptimum(req), /no pair of schedules/, JSON.stringify(req));
+        continue;
+      }
+      const plan = jointHindsightOptimum(req);
+      assert.ok(Math.abs(plan.cost - expected) < 1e-9, `${JSON.stringify(req)}: ${plan.cost} vs ${expected}`);
+      [0, 1].forEach((l) => assert.ok(feasible(Array.from(plan.on[l]), loads[l]), `load ${l}'s schedule is feasible: ${JSON.stringify(req)}`));
+      const costed = plan.on[0].reduce((s, _, u) => s + costs[plan.on[0][u] + 2 * plan.on[1][u]][u], 0);
+      assert.ok(Math.abs(costed - plan.cost) < 1e-9, 'the schedules it gives cost what it says');
+    }
+  });
+
+  it('two loads that do not interact: the sum of each one\'s optimum, over a long run walked back block by block', function () {
+    const next = random(99);
+    const n = 600;
+    const loads = [
+      { periods: [{ start: 0, end: 288, need: 36 }, { start: 288, end: 576, need: 36 }], minOn: 3, minOff: 2 },
+      { periods: [{ start: 10, end: 298, need: 48 }, { start: 298, end: 586, need: 48 }], minOn: 6, minOff: 3 },
+    ];
+    const alone = [0, 1].map(() => Array.from({ length: n }, () => next() * 10 - 4));
+    const joint = jointHindsightOptimum({ loads, costs: [new Array(n).fill(0), alone[0], alone[1], alone[0].map((c, u) => c + alone[1][u])] });
+    const singles = [0, 1].map((l) => hindsightOptimum({ ...loads[l], costs: alone[l] }));
+    assert.ok(Math.abs(joint.cost - singles[0].cost - singles[1].cost) < 1e-6, `${joint.cost} vs ${singles[0].cost + singles[1].cost}`);
+    [0, 1].forEach((l) => {
+      assert.ok(feasible(Array.from(joint.on[l]), loads[l]));
+      assert.ok(Math.abs(Array.from(joint.on[l]).reduce((s, o, u) => s + o * alone[l][u], 0) - singles[l].cost) < 1e-6, `load ${l} alone costs its optimum`);
+    });
   });
 });

@@ -98,6 +98,17 @@ describe('run-target planner (pure, hand-worked)', function () {
     assert.equal(p.costMicros, -35000);
   });
 
+  it('surplus mode: cheapBelow counts the surplus at the lost feed-in, so a surplus whose export would cost always runs', function () {
+    // Import 0.05 $/kWh everywhere; exporting costs 0.06 $/kWh (export −0.06) in the first three units.
+    const u = units([0.05, 0.05, 0.05, 0.05], { surplus: [1000, 500, 0, 1000] }).map((x, i) => ({ ...x, exportMicros: i < 3 ? -60000 : 20000 }));
+    const p = plan(request(u, { needS: 0, cheapBelowMicros: 0, useSurplus: true }), T);
+    // Unit 0: all surplus, −0.06; unit 1: half, 0.025 − 0.03 < 0; unit 2: no surplus, 0.05; unit 3: the export earns.
+    assert.equal(ons(p), '1100');
+    assert.equal(reasons(p), 'cheapBelow cheapBelow - -');
+    // The same surplus in price mode buys at the import price: not cheap.
+    assert.equal(ons(plan(request(u, { needS: 0, cheapBelowMicros: 0 }), T)), '0000');
+  });
+
   it('5-minute units: minBlock makes one block of three cheap units rather than scattered singles', function () {
     const prices = [0.05, 0.05, 0.01, 0.05, 0.05, 0.02, 0.02, 0.02, 0.05, 0.05, 0.05, 0.05];
     const u = units(prices, { length: 300 });
