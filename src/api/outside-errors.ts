@@ -6,8 +6,9 @@ export interface OutsideServiceErrorInit {
   /** Who answered (or did not): "Amber", "Forecast.Solar", "Solcast", "Open-Meteo". */
   provider: string;
   /**
-   * NETWORK, TIMEOUT, ABORTED (nothing came back); RATE_LIMITED (the provider's limit is spent: nothing was sent);
-   * TOO_MANY_REQUESTS (a 429); HTTP_<status> (another refusal); BAD_RESPONSE (an answer that cannot be read).
+   * INVALID_REQUEST (refused here, not sent: a plain-http address elsewhere, no key, a bad site id); NETWORK, TIMEOUT,
+   * ABORTED (nothing came back); RATE_LIMITED (the provider's limit is spent: nothing was sent); TOO_MANY_REQUESTS (a
+   * 429); HTTP_<status> (another refusal); BAD_RESPONSE (an answer that cannot be read).
    */
   code: string;
   message: string;
@@ -47,6 +48,11 @@ export class OutsideServiceError extends PackageError {
     this.rateLimit = init.rateLimit;
     this.method = init.method;
     this.path = init.path;
+  }
+
+  /** A request refused here, never sent (the code the energy API client gives its own refusals). */
+  static invalid(provider: string, message: string): OutsideServiceError {
+    return new OutsideServiceError({ provider, code: 'INVALID_REQUEST', message, sent: false });
   }
 
   override toJSON(): Record<string, unknown> {

@@ -6,7 +6,6 @@
  */
 import axios from 'axios';
 import { createHash } from 'node:crypto';
-import { ConfigError } from './error-family.js';
 import { redactKey } from './errors.js';
 import { OutsideServiceError } from './outside-errors.js';
 
@@ -43,7 +42,7 @@ export interface GetOptions {
 export function checkBaseUrl(baseUrl: string, provider: string): string {
   const url = baseUrl.replace(/\/+$/, '');
   if (!/^https:\/\//.test(url) && !/^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(\/|$)/.test(url)) {
-    throw new ConfigError(`the ${provider} address must be https:// (plain http:// only on this machine: 127.0.0.1 or localhost)`);
+    throw OutsideServiceError.invalid(provider, `the ${provider} address must be https:// (plain http:// only on this machine: 127.0.0.1 or localhost)`);
   }
   return url;
 }

@@ -3,7 +3,6 @@
 // RateLimit headers Amber sends (RateLimit-Remaining, RateLimit-Reset in seconds) and, after a 429,
 // sends nothing on that key until the window resets. It never retries on its own: its caller polls on a
 // schedule and simply tries again at the next slot.
-import { ConfigError } from '../api/error-family.js';
 import { describeKey, redactKey } from '../api/errors.js';
 import { OutsideServiceError } from '../api/outside-errors.js';
 import { block, blockedUntil, checkBaseUrl, gateId, getJson, headerNumber, limitOf, noteLimit, unblock } from '../api/outside-http.js';
@@ -38,8 +37,8 @@ export class AmberClient {
   private readonly timeoutMs?: number;
 
   constructor(options: AmberClientOptions) {
-    if (!options.apiKey) throw new ConfigError('no Amber API key: enter it in the node (a password credential)');
-    this.baseUrl = checkBaseUrl(options.baseUrl || AMBER_BASE_URL, 'price API');
+    if (!options.apiKey) throw OutsideServiceError.invalid(AMBER, 'no Amber API key: enter it in the node (a password credential)');
+    this.baseUrl = checkBaseUrl(options.baseUrl || AMBER_BASE_URL, AMBER);
     this.apiKey = options.apiKey;
     this.now = options.now ?? Date.now;
     this.timeoutMs = options.timeoutMs;
@@ -56,8 +55,8 @@ export class AmberClient {
   }
 
   currentPrices(siteId: string, query: CurrentPricesQuery, signal?: AbortSignal): Promise<unknown[]> {
-    if (!/^[A-Za-z0-9]{1,64}$/.test(siteId)) throw new ConfigError(`the site id "${siteId.slice(0, 30)}" is not an Amber site id (letters and digits, as GET /sites lists them)`);
-    if (query.next + query.previous + 1 > AMBER_MAX_INTERVALS) throw new ConfigError(`Amber answers at most ${AMBER_MAX_INTERVALS} intervals a request`);
+    if (!/^[A-Za-z0-9]{1,64}$/.test(siteId)) throw OutsideServiceError.invalid(AMBER, `the site id "${siteId.slice(0, 30)}" is not an Amber site id (letters and digits, as GET /sites lists them)`);
+    if (query.next + query.previous + 1 > AMBER_MAX_INTERVALS) throw OutsideServiceError.invalid(AMBER, `Amber answers at most ${AMBER_MAX_INTERVALS} intervals a request`);
     return this.getList(`/sites/${siteId}/prices/current`, { next: query.next, previous: query.previous, resolution: query.resolution }, signal);
   }
 

@@ -62,8 +62,8 @@ describe('Amber client (simulator)', function () {
     assert.throws(() => new AmberClient({ baseUrl: sim.amberUrl, apiKey: '' }), /no Amber API key/);
   });
 
-  it('its errors are the outside services\' in the one family: Amber\'s failures with their provider, a bad setting a ConfigError', async () => {
-    const { OutsideServiceError, ConfigError, PackageError, isEnergyApiError } = require('../../dist/api');
+  it('its errors are the outside services\' in the one family, with their provider: Amber\'s refusals and its own', async () => {
+    const { OutsideServiceError, PackageError, isEnergyApiError } = require('../../dist/api');
     const wrong = 'psk_00000000000000000000000000badkey';
     const refused = await client({ apiKey: wrong }).sites().catch((err) => err);
     assert.ok(refused instanceof OutsideServiceError && refused instanceof PackageError, String(refused));
@@ -73,8 +73,11 @@ describe('Amber client (simulator)', function () {
     const unreachable = await new AmberClient({ baseUrl: 'http://127.0.0.1:1/amber/v1', apiKey: SIM_AMBER_KEY }).sites().catch((err) => err);
     assert.ok(unreachable instanceof OutsideServiceError);
     assert.deepEqual([unreachable.code, unreachable.status, unreachable.sent], ['NETWORK', 0, false]);
-    assert.throws(() => new AmberClient({ baseUrl: sim.amberUrl, apiKey: '' }), (err) => err instanceof ConfigError && err.code === 'BAD_CONFIG');
-    assert.throws(() => client().currentPrices('../devices', { next: 0, previous: 0, resolution: 30 }), (err) => err instanceof ConfigError);
+    // Refused here, never sent: the code the energy API client gives its own refusals.
+    const own = (err) => err instanceof OutsideServiceError && err.provider === 'Amber' && err.code === 'INVALID_REQUEST' && err.sent === false;
+    assert.throws(() => new AmberClient({ baseUrl: sim.amberUrl, apiKey: '' }), own);
+    assert.throws(() => client().currentPrices('../devices', { next: 0, previous: 0, resolution: 30 }), own);
+    assert.throws(() => new AmberClient({ baseUrl: 'http://prices.example.com/v1', apiKey: SIM_AMBER_KEY }), (err) => err instanceof OutsideServiceError && err.code === 'INVALID_REQUEST');
   });
 });
 
