@@ -8,22 +8,7 @@ const v8 = require('node:v8');
 
 const MS = 1e6;
 
-const fs = require('node:fs');
-
-const SCHEDSTAT = `/proc/self/task/${process.pid}/schedstat`;
-const HAS_SCHEDSTAT = (() => { try { fs.readFileSync(SCHEDSTAT); return true; } catch { return false; } })();
-
-/**
- * The event loop's thread: ms it ran and ms it was ready to run but waited for a CPU (Linux's schedstat), and the
- * whole process's CPU ms. Without schedstat every wait counts as the loop's own.
- */
-function threadTimes() {
-  const c = process.cpuUsage();
-  const processCpuMs = (c.user + c.system) / 1000;
-  if (!HAS_SCHEDSTAT) return { mainCpuMs: processCpuMs, mainWaitMs: 0, processCpuMs };
-  const [run, wait] = fs.readFileSync(SCHEDSTAT, 'utf8').split(' ').map(Number);
-  return { mainCpuMs: run / 1e6, mainWaitMs: wait / 1e6, processCpuMs };
-}
+const { threadTimes, stallParts } = require('../test/support/loop-stalls');
 
 function createProbe() {
   let offsetMs = 0;
@@ -51,13 +36,9 @@ function createProbe() {
     const now = { at: Date.now(), ...threadTimes() };
     const ms = now.at - tick.at - 10;
     if (ms > 50 && stalls.length < 200) {
-      // While the loop stood, how long its thread ran, and how long it was ready but waited for the CPU; of that
-      // wait, the part this process's other threads (the collector's, libuv's) ran is its own, the rest the host's.
-      const ranMs = now.mainCpuMs - tick.mainCpuMs;
-      const waitedMs = now.mainWaitMs - tick.mainWaitMs;
-      const othersMs = Math.max(0, now.processCpuMs - tick.processCpuMs - ranMs);
-      const hostMs = Math.max(0, Math.min(ms, waitedMs - othersMs));
-      stalls.push({ at: now.at, ms, ranMs: Math.round(ranMs), waitedMs: Math.round(waitedMs), othersMs: Math.round(othersMs), ownMs: Math.round(ms - hostMs), phase });
+      // While the loop stood: what its thread ran, what it waited for its own process's threads, and the host's share.
+      const { hostMs, ...parts } = stallParts(ms, tick, now);
+      stalls.push({ at: now.at, ...parts, phase });
     }
     tick = now;
   }, 10).unref();

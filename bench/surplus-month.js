@@ -19,8 +19,10 @@
 // energy targets met (of the visits within the month, the car has 20 kWh by 07:00, or is charged to 95 % when it
 // needed less), the car's charging starts per day (it begins to draw), setpoint changes per hour of the car at home, the shortest
 // time between two setpoints.
-// Gated (exit code) for the node: no two setpoints closer than minInterval, at least as many targets met as evcc's
-// rule and on/off control, self-consumption at most 0.1 point below evcc's and charger starts at most 0.1 a day above. Options (env): DAYS (default 30), START (local date, default 2026-10-01).
+// Gated (exit code) for the node: no two setpoints closer than minInterval, every target met (and at least as many as
+// evcc's rule and on/off control), self-consumption at least evcc's and no more charging starts than evcc's.
+// Options (env): DAYS (default 30), START (local date, default 2026-10-01); ONLY (strategies separated by ';': prints,
+// no gate), VISITS=1 (each visit: kWh by 07:00 / in all, starts), TRACE=1 (each setpoint and each start or stop).
 const { DateTime } = require('luxon');
 const { evaluateGroup } = require('../dist/domain/site/group');
 const { planEnergy } = require('../dist/domain/planning/energy-target');
@@ -127,19 +129,21 @@ function run(strategy) {
   const mem = { hw: { state: 'off' }, ev: strategy === 'onoff' ? { state: 'off' } : {} };
   const entries = [];
   let hwOn = false; let amps = 0; let evcc = strategy === 'evcc' ? evccRule() : undefined;
-  const m = { solarWh: 0, exportWh: 0, gridToCarWh: 0, carWh: 0, starts: 0, hwSwitches: 0, setpoints: 0, homeH: 0, minGapS: Infinity, lastSetAt: undefined, met: 0, visits: 0 };
+  const m = { solarWh: 0, exportWh: 0, gridToCarWh: 0, carWh: 0, starts: 0, hwSwitches: 0, setpoints: 0, homeH: 0, minGapS: Infinity, lastSetAt: undefined, met: 0, visits: 0, log: [] };
   let visitTaken = 0; let visitNeed = 0; let wasHome = false; let metThisVisit = false; let deadline = 0;
   for (let t = START_S; t < END_S; t += STEP) {
     const site = siteAt(t);
     const hwW = heater.step(t, hwOn);
     const car = ev.step(t, amps);
-    if (car.home && !wasHome && ev.visit.arrive >= START_S && ev.visit.leave <= END_S) { visitTaken = 0; visitNeed = ev.visit.needWh; metThisVisit = false; deadline = DateTime.fromSeconds(ev.visit.arrive, { zone: ZONE }).plus({ days: 1 }).set({ hour: 7, minute: 0, second: 0 }).toSeconds(); m.visits += 1; }
+    if (car.home && !wasHome && ev.visit.arrive >= START_S && ev.visit.leave <= END_S) { visitTaken = 0; visitNeed = ev.visit.needWh; metThisVisit = false; deadline = DateTime.fromSeconds(ev.visit.arrive, { zone: ZONE }).plus({ days: 1 }).set({ hour: 7, minute: 0, second: 0 }).toSeconds(); m.visits += 1; m.log.push({ arrive: ev.visit.arrive, leave: ev.visit.leave, need: visitNeed, byDeadline: 0, total: 0, starts: 0 }); }
+    const visitLog = car.home && deadline > 0 ? m.log[m.log.length - 1] : undefined;
     wasHome = car.home;
     visitTaken += (car.w * STEP) / 3600;
     // Met: 20 kWh by 07:00, or the car charged to 95 % when it needed less (the last percents come at a fraction of the power).
     if (car.home && deadline > 0 && t + STEP <= deadline && visitTaken >= Math.min(TARGET_WH, visitNeed - 0.05 * 60000) && !metThisVisit) { metThisVisit = true; m.met += 1; }
     // A start: the car begins to draw (a setpoint to an empty charger starts nothing).
-    if (car.w > 0 && !m.drawing) m.starts += 1;
+    if (car.w > 0 && !m.drawing) { m.starts += 1; if (visitLog) visitLog.starts += 1; }
+    if (visitLog) { visitLog.total += (car.w * STEP) / 3600; if (t + STEP <= deadline) visitLog.byDeadline += (car.w * STEP) / 3600; }
     m.drawing = car.w > 0;
     if (!car.home) deadline = 0;
     if (car.home) m.homeH += STEP / 3600;
@@ -170,6 +174,11 @@ function run(strategy) {
         next = e.setpoint.value;
       }
     }
+    if (process.env.TRACE && (next !== amps || (car.w > 0) !== (m.traceDrawing ?? false))) {
+      const e = strategy === 'node' ? out.get('ev') : undefined;
+      console.log(`${strategy} ${DateTime.fromSeconds(te, { zone: ZONE }).toFormat('MM-dd HH:mm:ss')} ${amps}→${next} A draw ${car.w.toFixed(0)} W surplus ${(-grid + car.w).toFixed(0)} W home ${car.home} ${e ? `${e.reason} count ${(e.energy?.count.wh / 1000).toFixed(2)} need ${(e.energy?.needWh / 1000).toFixed(2)} grid ${(e.energy?.gridWh / 1000).toFixed(2)}` : ''}`);
+    }
+    m.traceDrawing = car.w > 0;
     if (next !== amps) {
       // What the car sees: setpoints while it is home (an empty charger's are counted by none).
       if (strategy !== 'onoff' && car.home) {
@@ -191,29 +200,38 @@ function run(strategy) {
     met: m.met,
     visits: m.visits,
     minGapS: m.minGapS,
+    log: m.log,
   };
 }
 
 const t0 = Date.now();
-const results = ['onoff', 'evcc', 'node'].map(run);
-const pct = (x) => `${(100 * x).toFixed(2)} %`;
+const ONLY = process.env.ONLY ? process.env.ONLY.split(';') : undefined;
+const results = ['onoff', 'evcc', 'node'].filter((s) => !ONLY || ONLY.includes(s)).map(run);
+const pct = (x) => `${(100 * x).toFixed(3)} %`;
 console.log(`bench:surplus: ${DAYS} days from ${START.toISODate()} (solar home, 3 kW heater, EV 6–16 A on one phase, car seed ${CAR.seed}); ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 console.log('strategy  solar used  grid→car  car kWh  starts/day  heater sw/day  setpoints/h  targets met  min gap');
 for (const r of results) {
   console.log(`${r.strategy.padEnd(8)}  ${pct(r.selfUse).padStart(10)}  ${r.gridToCarKWh.toFixed(0).padStart(6)} kWh  ${r.carKWh.toFixed(0).padStart(7)}  ${r.startsPerDay.toFixed(2).padStart(10)}  ${r.heaterSwitchesPerDay.toFixed(2).padStart(13)}  ${r.setpointsPerHour.toFixed(2).padStart(11)}  ${`${r.met}/${r.visits}`.padStart(11)}  ${Number.isFinite(r.minGapS) ? `${r.minGapS} s` : '–'}`);
 }
+if (process.env.VISITS) {
+  // Per visit: what each strategy put into the car by 07:00 and in all, and its charging starts.
+  const hhmm = (t) => DateTime.fromSeconds(t, { zone: ZONE }).toFormat('MM-dd HH:mm');
+  results[0].log.forEach((v, i) => {
+    const cells = results.map((r) => `${r.strategy} ${(r.log[i].byDeadline / 1000).toFixed(1)}/${(r.log[i].total / 1000).toFixed(1)} kWh ${r.log[i].starts}×`);
+    console.log(`${hhmm(v.arrive)}–${hhmm(v.leave).slice(6)} needs ${(v.need / 1000).toFixed(1)} kWh (met at ${(Math.min(TARGET_WH, v.need - 3000) / 1000).toFixed(1)}): ${cells.join('  ')}`);
+  });
+}
+if (ONLY) process.exit(0);
 const [onoff, evcc, node] = results;
-// Gated: setpoints a minInterval apart, at least as many targets met as evcc's rule and on/off control, self-consumption
-// and starts no worse than evcc's rule beyond a tolerance (docs/benchmarks.md: the issue's goals of strictly better and
-// of every target met are not reached on this timetable).
-const SELF_USE_TOLERANCE = 0.001;
-const STARTS_TOLERANCE = 0.1;
+// Gated: setpoints a minInterval apart; every target met (each visit can be met: the car is home 12 hours and more,
+// and 20 kWh take under 6 at full power); at least as many as evcc's rule and on/off control; solar used on site at
+// least evcc's; no more charging starts than evcc's.
 const fails = [];
-if (node.selfUse + SELF_USE_TOLERANCE < evcc.selfUse) fails.push(`self-consumption ${pct(node.selfUse)} more than 0.1 point below evcc's ${pct(evcc.selfUse)}`);
-if (node.startsPerDay > evcc.startsPerDay + STARTS_TOLERANCE) fails.push(`charger starts ${node.startsPerDay.toFixed(2)}/day, more than evcc's ${evcc.startsPerDay.toFixed(2)} + ${STARTS_TOLERANCE}`);
-if (node.met < Math.max(evcc.met, onoff.met)) fails.push(`targets met ${node.met}/${node.visits}, fewer than evcc's ${evcc.met} or on/off's ${onoff.met}`);
+if (node.selfUse < evcc.selfUse) fails.push(`self-consumption ${pct(node.selfUse)} below evcc's ${pct(evcc.selfUse)}`);
+if (node.startsPerDay > evcc.startsPerDay) fails.push(`charger starts ${node.startsPerDay.toFixed(2)}/day, more than evcc's ${evcc.startsPerDay.toFixed(2)}`);
+if (node.met < node.visits || node.met < Math.max(evcc.met, onoff.met)) fails.push(`targets met ${node.met}/${node.visits} (evcc's ${evcc.met}, on/off's ${onoff.met})`);
 if (node.minGapS < MIN_INTERVAL_S) fails.push(`two setpoints ${node.minGapS} s apart (minInterval ${MIN_INTERVAL_S} s)`);
 if (fails.length) {
   console.log(`FAILED: ${fails.join('; ')}`);
   process.exitCode = 1;
-} else console.log('gates met: setpoints at least minInterval apart, targets met at least as often as evcc\'s rule and on/off control, self-consumption and starts within tolerance of evcc\'s');
+} else console.log('gates met: setpoints at least minInterval apart, every target met, self-consumption at least evcc\'s, no more starts than evcc\'s');

@@ -226,7 +226,7 @@ describe('reliability: bad input (seeded fuzzer)', function () {
     figure(`${sent.length} messages in ${((Date.now() - started) / 1000).toFixed(1)} s over ${Object.keys(perType).length} node types: ${JSON.stringify(perType)}`);
     figure(`outputs ${books.seen.out.size} msgs, Catch ${caught}, done without error ${books.seen.completed.size}; requests at the simulator ${api.length}`);
     figure(`crashes ${crashes.exceptions.length}, unhandled rejections ${crashes.rejections.length}, lost (neither emitted nor caught nor completed) ${lost.length}`);
-    figure(`requests refused with 400/404/422 ${refused.length}, Object.prototype ${polluted ? 'POLLUTED' : 'untouched'}, event loop max ${delay.maxMs.toFixed(0)} ms (p99 ${delay.p99Ms.toFixed(1)} ms)`);
+    figure(`requests refused with 400/404/422 ${refused.length}, Object.prototype ${polluted ? 'POLLUTED' : 'untouched'}, event loop max ${delay.maxMs.toFixed(0)} ms, its own ${delay.ownMaxMs.toFixed(0)} ms (p99 ${delay.p99Ms.toFixed(1)} ms)`);
     for (const r of refused.slice(0, 10)) figure(`  refused: ${r.status} ${r.method} ${r.path}?${new URLSearchParams(r.query)}`);
     figure(`load switch changes sent ${loadSent.length} (${loadSent.filter((c) => c.reason !== 'override').length} automatic), automatic ones within the hold ${withinHold.length}`);
     if (stored) figure(`store rows ${stored.all}, rows of msgs with a broken entry ${stored.poisoned}`);
@@ -234,8 +234,8 @@ describe('reliability: bad input (seeded fuzzer)', function () {
     figure(`longest synchronous input handling ${longestSync.ms.toFixed(1)} ms (${longestSync.what})`);
     for (const r of refusedByService) figure(`  refused input: ${r}`);
     if (TRACE) for (const s of slowest.sort((a, b) => b.ms - a.ms).slice(0, 15)) figure(`  slow: ${s.ms.toFixed(0)} ms ${s.what}`);
-    for (const stall of delay.stalls.sort((a, b) => b.ms - a.ms).slice(0, 3)) {
-      figure(`  stall of ${stall.ms.toFixed(0)} ms while these were in flight:`);
+    for (const stall of delay.stalls.sort((a, b) => b.ownMs - a.ownMs).slice(0, 3)) {
+      figure(`  stall of ${stall.ms.toFixed(0)} ms (the loop ran ${stall.ranMs} ms, waited ${stall.waitedMs} ms for a CPU while its process's other threads ran ${stall.othersMs} ms, slept ${stall.sleptMs} ms while one of them waited up to ${stall.helpersWaitedMs} ms for a CPU: ${stall.ownMs} ms its own) while these were in flight:`);
       for (const what of stall.batch ?? []) figure(`    ${what}`);
     }
     for (const s of lostSamples) figure(`  lost: ${s}`);
@@ -260,10 +260,12 @@ describe('reliability: bad input (seeded fuzzer)', function () {
 
   // Measured over the whole fuzz above (Node-RED, the nodes and the harness share the loop; the harness scans
   // in slices of a few ms and sends one msg per turn, as Node-RED delivers them). The stalls named above say
-  // which msgs were in flight.
+  // which msgs were in flight. The gate is on the loop's own share of a stall, not the time a busy host gave other
+  // processes (test/support/loop-stalls.js); the wall-clock maximum is printed beside it.
   it('no event-loop stall over 100 ms during the fuzz', function () {
     assert.ok(loopDelay, 'the fuzz ran');
-    assert.ok(loopDelay.maxMs <= 100, `event loop stalled for ${loopDelay.maxMs.toFixed(0)} ms`);
+    const worst = [...loopDelay.stalls].sort((a, b) => b.ownMs - a.ownMs)[0];
+    assert.ok(loopDelay.ownMaxMs <= 100, `event loop stalled for ${loopDelay.ownMaxMs.toFixed(0)} ms of its own${worst ? ` (${worst.ms.toFixed(0)} ms: ran ${worst.ranMs}, waited ${worst.waitedMs} while its own threads ran ${worst.othersMs}, slept ${worst.sleptMs} while they waited up to ${worst.helpersWaitedMs})` : ''}`);
   });
 });
 

@@ -5,6 +5,7 @@
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 const { monitorEventLoopDelay, performance } = require('node:perf_hooks');
+const { threadTimes, stallParts } = require('../support/loop-stalls');
 const env = require('../support/env');
 const { SIM_KEYS } = require('../../dist/simulator');
 
@@ -187,16 +188,18 @@ function captureOutput(msg) {
 
 /**
  * Event-loop delay over a stretch of work: max and p99 in ms, and when each stall over `stallMs` ended
- * (`process.hrtime` in ms), so a suite can name the work in flight at that moment.
+ * (`process.hrtime` in ms), so a suite can name the work in flight at that moment, with its parts
+ * (test/support/loop-stalls.js): `ownMaxMs` is the longest stall less what the host gave other processes.
  */
 function loopWatch(stallMs = 100) {
   const h = monitorEventLoopDelay({ resolution: 10 });
   h.enable();
   const stalls = [];
-  let last = performance.now();
+  let last = { at: performance.now(), ...threadTimes({ threads: true }) };
   const sentinel = setInterval(() => {
-    const now = performance.now();
-    if (now - last - 10 > stallMs) stalls.push({ ms: now - last - 10, endedAt: now });
+    const now = { at: performance.now(), ...threadTimes({ threads: true }) };
+    const ms = now.at - last.at - 10;
+    if (ms > stallMs) stalls.push({ ...stallParts(ms, last, now), endedAt: now.at });
     last = now;
   }, 10);
   return {
@@ -204,7 +207,9 @@ function loopWatch(stallMs = 100) {
     stop() {
       clearInterval(sentinel);
       h.disable();
-      return { maxMs: h.max / 1e6, p99Ms: h.percentile(99) / 1e6, stalls };
+      const maxMs = h.max / 1e6;
+      const ownMaxMs = stalls.length ? Math.max(...stalls.map((s) => s.ownMs)) : maxMs;
+      return { maxMs, ownMaxMs, p99Ms: h.percentile(99) / 1e6, stalls };
     },
     reset() { h.reset(); },
   };

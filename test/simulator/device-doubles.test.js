@@ -3,7 +3,7 @@
 // the solar home, so what they draw shows in that channel's and the grid's short energy after the device's delay; the
 // car's seeded timetable; what the docs say each request answers.
 const assert = require('node:assert/strict');
-const { startSimulator, startGoeCharger, startShellyRelay, visitOf, SIM_DEVICES } = require('../../dist/simulator');
+const { startSimulator, startGoeCharger, startOpenEvse, startShellyRelay, visitOf, SIM_DEVICES } = require('../../dist/simulator');
 
 const DEV = SIM_DEVICES.switch6M3SW;
 const ZONE = 'Australia/Sydney';
@@ -74,6 +74,45 @@ describe('device doubles (simulator)', function () {
     assert.equal((await get(`${goe.url}/api/set?car=1`)).status, 400, 'read-only');
     goe.device.refuseWith = 503;
     assert.equal((await get(`${goe.url}/api/set?amp=8`)).status, 503);
+  });
+
+  it('OpenEVSE: POST /override sets the current or sleeps the charger after the device delay; GET /status as documented; the draw shows on its channel', async function () {
+    const evse = await startOpenEvse(sim.control, { deviceId: DEV, channel: 4, seed: 3, zone: ZONE });
+    doubles.push(evse);
+    const send = async (method, body) => {
+      const res = await fetch(`${evse.url}/override`, { method, headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+      return { status: res.status, body: await res.json() };
+    };
+    assert.deepEqual(await send('GET'), { status: 404, body: { msg: 'Not found' } }, 'no override yet');
+    assert.equal((await send('POST', { state: 'disabled' })).status, 200);
+    sim.control.setClock({ advance: 300 });
+    let st = await get(`${evse.url}/status`);
+    assert.deepEqual([st.body.state, st.body.status, st.body.vehicle, st.body.amp, st.body.manual_override], [254, 'disabled', 1, 0, 1], 'sleeping, the car connected');
+    assert.ok((await watts(4, EVENING + 60, EVENING + 300)) < 1, 'sleeping: no draw');
+    assert.equal((await send('POST', { state: 'active', charge_current: 10 })).status, 200);
+    st = await get(`${evse.url}/status`);
+    assert.equal(st.body.state, 254, 'the new override comes after the delay');
+    sim.control.setClock({ advance: 300 });
+    st = await get(`${evse.url}/status`);
+    assert.deepEqual([st.body.state, st.body.status, st.body.pilot, st.body.amp, st.body.power], [3, 'active', 10, 10000, 2300], 'charging at 10 A: amp in mA, power in W');
+    const drawn = await watts(4, EVENING + 330, EVENING + 600);
+    assert.ok(Math.abs(drawn - 2300) < 1, `its channel shows 2300 W (${drawn})`);
+    assert.deepEqual((await send('GET')).body, { state: 'active', charge_current: 10 });
+    assert.equal((await send('POST', { state: 'active', charge_current: 3 })).status, 200);
+    sim.control.setClock({ advance: 60 });
+    assert.equal((await get(`${evse.url}/status`)).body.pilot, 6, 'no pilot below 6 A');
+    assert.deepEqual(await send('POST', '{"state": "on"'), { status: 400, body: { msg: 'Could not parse JSON' } });
+    assert.equal((await send('POST', { state: 'paused' })).status, 400, 'state is active or disabled');
+    assert.equal((await send('DELETE')).status, 200);
+    sim.control.setClock({ advance: 60 });
+    st = await get(`${evse.url}/status`);
+    assert.deepEqual([st.body.manual_override, st.body.pilot], [0, 32], 'no override: the charger\'s maximum');
+    evse.device.refuseWith = 503;
+    assert.equal((await send('POST', { state: 'disabled' })).status, 503);
+    evse.device.refuseWith = undefined;
+    evse.device.unplugged = true;
+    st = await get(`${evse.url}/status`);
+    assert.deepEqual([st.body.state, st.body.vehicle], [1, 0], 'no car: not connected');
   });
 
   it('what a double draws is in the 5-minute long energy too, equal to its short energy, on its channel and the grid', async function () {

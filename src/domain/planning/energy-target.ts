@@ -19,6 +19,33 @@ export interface EnergyCount {
   wh: number;
   /** Unix s up to which it has counted. */
   countedS: number;
+  /**
+   * Wh the previous period's target still missed at its `by` while the load ran: the run going on then makes it up
+   * first (a car still charging at 07:00 is finishing last night's target, not starting tonight's).
+   */
+  carryWh?: number;
+  /** W the load takes at most when it took less than its setpoint (a car tapering as it fills), this period. */
+  acceptW?: number;
+  /**
+   * The load has been on and drawing nothing in this period (no car): what it took before that in the period was
+   * the car that left (a top-up on the morning's sun after `by`), not the next target's, and was dropped.
+   */
+  awaySeen?: boolean;
+}
+
+/** What the load did at this evaluation, beyond its entries. */
+export interface CountOptions {
+  /** The target (Wh): what the period ending at this one's start still missed carries over into its running load. */
+  targetWh?: number;
+  /** Below this (W) the load is not drawing: a run carried over past `by` has ended. */
+  drawingW?: number;
+  /** On for a window and drawing nothing (no car, or a full one). */
+  idle?: boolean;
+  /**
+   * The load's draw over a window at a setpoint held that long (W), or its setpoint 0: what it accepts of the
+   * setpoint. Absent: nothing new is known (the setpoint changed within the window).
+   */
+  settled?: { drawW: number; setpointW: number };
 }
 
 /** A unit without a price is bought only when no priced unit is left, the latest first (prices may still come). */
@@ -32,6 +59,10 @@ const SURPLUS_TRUST = 0.8;
  * charger's setpoint is not its draw to the watt), so the plan starts early enough to finish anyway.
  */
 const GRID_SHARE = 0.85;
+/** A load draws when it takes a tenth of its minimum (and 50 W at least): less is a car absent or full, or standby. */
+export function drawingW(minW: number): number {
+  return Math.max(50, 0.1 * minW);
+}
 /** Gaps longer than this (a restart, reads failing) are not counted at the setpoint's power. */
 const MAX_GAP_S = 600;
 
@@ -44,27 +75,63 @@ interface Entry {
 
 /**
  * Adds what the load took since the last count: the Joules of `loadChannel` in entries newer than it, or
- * without a load channel the setpoint's power over the time since (at most MAX_GAP_S). A new period starts at 0.
+ * without a load channel the setpoint's power over the time since (at most MAX_GAP_S). A new period starts at 0,
+ * except that a run going on at its start first makes up what the period before it missed (see `carryWh`).
  */
-export function countEnergy(before: EnergyCount | undefined, period: TargetPeriod, entries: readonly Entry[], loadChannel: number | undefined, setpointW: number, nowS: number): EnergyCount {
+export function countEnergy(before: EnergyCount | undefined, period: TargetPeriod, entries: readonly Entry[], loadChannel: number | undefined, setpointW: number, nowS: number, options: CountOptions = {}): EnergyCount {
   const fresh = !before || before.periodEnd !== period.end;
   const from = fresh ? Math.max(period.start, before?.countedS ?? nowS) : before.countedS;
-  let wh = fresh ? 0 : before.wh;
+  const awaySeen = Boolean(options.idle) || (!fresh && Boolean(before.awaySeen));
+  // The first time in a period the load is seen with no car, what it counted before is dropped (see awaySeen).
+  let wh = fresh || (options.idle && !before.awaySeen) ? 0 : before.wh;
+  let carryWh = fresh ? missedBefore(before, period, options.targetWh) : (before.carryWh ?? 0);
+  const drawingW = options.drawingW ?? 0;
+  /** Wh of a stretch at `watts`: the carried run's first, the rest this period's. */
+  const add = (whNow: number, watts: number): void => {
+    if (carryWh > 0 && watts < drawingW) carryWh = 0;
+    const carried = Math.min(carryWh, whNow);
+    carryWh -= carried;
+    wh += whNow - carried;
+  };
   let countedS = from;
   if (loadChannel !== undefined) {
     for (const e of entries) {
       const start = e.timestamp - (e.duration ?? 0);
       if (e.timestamp <= from || e.timestamp > nowS || start < period.start - 1) continue;
       const v = Array.isArray(e.eReal) ? (e.eReal as unknown[])[loadChannel] : null;
-      if (typeof v === 'number' && Number.isFinite(v)) wh += Math.max(0, v) / 3600;
+      if (typeof v === 'number' && Number.isFinite(v)) add(Math.max(0, v) / 3600, Math.max(0, v) / Math.max(1, e.duration ?? 0));
       countedS = Math.max(countedS, e.timestamp);
     }
   } else {
     const dt = Math.min(MAX_GAP_S, Math.max(0, nowS - from));
-    wh += (setpointW * dt) / 3600;
+    add((setpointW * dt) / 3600, setpointW);
     countedS = nowS;
   }
-  return { periodEnd: period.end, wh, countedS };
+  const count: EnergyCount = { periodEnd: period.end, wh, countedS };
+  if (carryWh > 0) count.carryWh = carryWh;
+  if (awaySeen) count.awaySeen = true;
+  // A run carried over is the last period's car: what it accepts says nothing of this period's.
+  const acceptW = carryWh > 0 ? undefined : acceptance(fresh ? undefined : before.acceptW, options.settled, drawingW);
+  if (acceptW !== undefined) count.acceptW = acceptW;
+  return count;
+}
+
+/** What the period just before `period` missed of its target, when it was counted up to its end. */
+function missedBefore(before: EnergyCount | undefined, period: TargetPeriod, targetWh: number | undefined): number {
+  if (!before || targetWh === undefined || before.periodEnd !== period.start) return 0;
+  return Math.max(0, targetWh - before.wh);
+}
+
+/**
+ * What the load accepts (W): a load drawing under 90 % of a setpoint it has held for a window takes no more than
+ * it draws (a car's on-board charger, or its taper as it fills); one taking a setpoint above that in full has no
+ * known limit again, nor one that stops drawing or is off (the next run may be another car).
+ */
+function acceptance(before: number | undefined, settled: CountOptions['settled'], drawingW: number): number | undefined {
+  if (!settled) return before;
+  if (settled.setpointW <= 0 || settled.drawW < Math.max(1, drawingW)) return undefined;
+  if (settled.drawW < 0.9 * settled.setpointW) return settled.drawW;
+  return before !== undefined && settled.drawW > before ? undefined : before;
 }
 
 export interface EnergyPlanInput {
@@ -83,6 +150,12 @@ export interface EnergyPlanInput {
   entries: readonly Entry[];
   loadChannel: number | undefined;
   setpointW: number;
+  /** On for a window and drawing nothing (see CountOptions). */
+  idle?: boolean;
+  /** Unix s since the load has been on (with setpointW > 0). */
+  onSinceS?: number;
+  /** The load's draw over a window at a setpoint held that long (see CountOptions). */
+  settled?: CountOptions['settled'];
 }
 
 /** The energy target at one evaluation: what was taken, what the sun should give, what the grid must give and when. */
@@ -113,7 +186,11 @@ export interface EnergyPlan {
 export function planEnergy(input: EnergyPlanInput): EnergyPlan {
   const nowS = Math.floor(input.now / 1000);
   const period = targetPeriod(nowS, input.zone, input.settings.byMinute);
-  const count = countEnergy(input.count, period, input.entries, input.loadChannel, input.setpointW, nowS);
+  const count = countEnergy(input.count, period, input.entries, input.loadChannel, input.setpointW, nowS, {
+    targetWh: input.settings.wh, drawingW: drawingW(input.minW), settled: input.settled, idle: input.idle,
+  });
+  // The load takes no more than it accepts (a car tapering as it fills): the sun and the grid count at that.
+  const maxW = Math.min(input.maxW, count.acceptW ?? Infinity);
   const needWh = Math.max(0, input.settings.wh - count.wh);
   const units = buildUnits({
     nowS, endS: period.end, prices: input.prices, tariff: input.tariff(nowS, period.end),
@@ -124,10 +201,11 @@ export function planEnergy(input: EnergyPlanInput): EnergyPlan {
       return weight * Math.max(0, input.measuredSurplusW) + (1 - weight) * SURPLUS_TRUST * expected;
     },
   });
-  const solarW = (u: Unit): number => (u.surplusW >= input.minW ? Math.min(input.maxW, u.surplusW) : 0);
+  const solarW = (u: Unit): number => (u.surplusW >= input.minW ? Math.min(maxW, u.surplusW) : 0);
   const surplusWh = units.reduce((sum, u) => sum + (solarW(u) * (u.end - u.start)) / 3600, 0);
   const gridOn = units.map(() => false);
-  const running = input.setpointW > 0;
+  // A run that began before this period (finishing the last one's target) is not this period's to finish.
+  const running = input.setpointW > 0 && (input.onSinceS === undefined || input.onSinceS >= period.start) && !count.carryWh;
   let rest = needWh - surplusWh;
   let gridWh = 0;
   const buyable = units
@@ -139,7 +217,7 @@ export function planEnergy(input: EnergyPlanInput): EnergyPlan {
     .sort((a, b) => a.price - b.price || (running ? Number(b.i === 0) - Number(a.i === 0) : 0) || b.u.start - a.u.start);
   for (const { u, i } of buyable) {
     if (rest <= 0) break;
-    const wh = ((GRID_SHARE * input.maxW - solarW(u)) * (u.end - u.start)) / 3600;
+    const wh = ((GRID_SHARE * maxW - solarW(u)) * (u.end - u.start)) / 3600;
     if (wh <= 0) continue;
     gridOn[i] = true;
     rest -= wh;
@@ -147,7 +225,10 @@ export function planEnergy(input: EnergyPlanInput): EnergyPlan {
   }
   const shortWh = Math.max(0, rest);
   const allBought = buyable.every(({ i }) => gridOn[i]);
-  const plan: EnergyPlan = { period, count, needWh, surplusWh, gridWh, shortWh, units, gridOn, gridNowW: gridOn[0] ? input.maxW : 0 };
-  if (gridOn[0]) plan.reason = allBought || units[0].importMicros === null ? 'deadline' : 'cheapest';
+  // A run carried over past `by` finishes what the last target missed (late, so at any price) while the load draws.
+  const late = Boolean(count.carryWh) && input.setpointW > 0;
+  const plan: EnergyPlan = { period, count, needWh, surplusWh, gridWh, shortWh, units, gridOn, gridNowW: gridOn[0] || late ? input.maxW : 0 };
+  if (late) plan.reason = 'deadline';
+  else if (gridOn[0]) plan.reason = allBought || units[0].importMicros === null ? 'deadline' : 'cheapest';
   return plan;
 }

@@ -1,5 +1,5 @@
 import { modulate, setpointWatts } from './modulation.js';
-import { planEnergy, type EnergyPlan } from '../planning/energy-target.js';
+import { drawingW, planEnergy, type EnergyPlan } from '../planning/energy-target.js';
 import type { Evaluation, LoadMemory, LoadSettings, MemberPricing, Outcome, PowerSettings, ShortEntry } from './types.js';
 
 /** A modulating load as the group hands it the site. */
@@ -35,18 +35,19 @@ export function evaluateModulating(input: ModulatingInput): ModulatingResult {
   const power = settings.power;
   const limitRoom = settings.limit - settings.margin;
   const availableW = signal === null ? null : settings.mode === 'peak' ? limitRoom - signal : signal;
-  const energy = energyPlan(input, availableW);
   const minW = power.min * power.wattsPerUnit;
   const wasOn = (memory.setpoint?.value ?? 0) > 0;
   // On for a whole window and drawing (next to) nothing: no car, a full one, or a charger that refused. Its setpoint
   // does not rise (it would go nowhere) and it holds nothing from the loads after it until it draws again.
   const idle = wasOn && settings.loadChannel !== undefined && !settings.dryRun && memory.since !== undefined
-    && input.now - memory.since >= settings.windowS * 1000 && input.draw < Math.max(50, 0.1 * minW);
+    && input.now - memory.since >= settings.windowS * 1000 && input.draw < drawingW(minW);
+  const energy = energyPlan(input, availableW, idle);
   let decision = modulate(power, memory, {
     mode: settings.mode, failSafe: settings.failSafe, availableW, stale: input.stale, override: memory.override,
     // In peak mode the plan's power is still capped to the room under the limit.
     planW: energy && settings.mode === 'peak' && availableW !== null ? Math.min(energy.gridNowW, availableW) : energy?.gridNowW,
     planReason: energy?.reason,
+    idle,
   }, now);
   // Only a rise waits for it to draw: a lower setpoint (a cap under the limit) goes out at once.
   if (idle && decision.changed && decision.value > (memory.setpoint?.value ?? 0)) decision = { ...decision, value: memory.setpoint?.value ?? 0, changed: false, memory: { ...decision.memory, setpoint: memory.setpoint } };
@@ -86,10 +87,14 @@ export function evaluateModulating(input: ModulatingInput): ModulatingResult {
 }
 
 /** The energy target's plan, when the load has one and prices (or none) to plan on. */
-function energyPlan(input: ModulatingInput, availableW: number | null): EnergyPlan | undefined {
+function energyPlan(input: ModulatingInput, availableW: number | null, idle: boolean): EnergyPlan | undefined {
   const { settings, memory, planning } = input;
   if (!settings.energyTarget || !planning) return undefined;
   const power = settings.power;
+  const setpointW = setpointWatts(power, memory);
+  const measured = settings.loadChannel !== undefined && !settings.dryRun;
+  const held = memory.setpoint !== undefined && input.now - memory.setpoint.at >= settings.windowS * 1000;
+  const settled = measured && (setpointW === 0 || held) ? { drawW: input.draw, setpointW } : undefined;
   return planEnergy({
     settings: settings.energyTarget,
     count: memory.energy,
@@ -103,7 +108,10 @@ function energyPlan(input: ModulatingInput, availableW: number | null): EnergyPl
     expectedSurplusW: settings.mode === 'surplus' ? planning.expectedSurplusW : () => 0,
     entries: planning.entries,
     loadChannel: settings.dryRun ? undefined : settings.loadChannel,
-    setpointW: setpointWatts(power, memory),
+    setpointW,
+    onSinceS: setpointW > 0 && memory.since !== undefined ? Math.floor(memory.since / 1000) : undefined,
+    settled,
+    idle,
   });
 }
 

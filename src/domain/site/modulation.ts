@@ -10,6 +10,8 @@ export interface ModulationView {
   /** An energy target's plan asks this much power now (W) whatever the surplus: the load runs at least at it. */
   planW?: number;
   planReason?: Reason;
+  /** On for a whole window and drawing nothing (no car, or a full one): a stop waits for no disable delay. */
+  idle?: boolean;
 }
 
 export interface ModulationDecision {
@@ -52,10 +54,10 @@ export function modulate(settings: PowerSettings, memory: ModulationMemory, view
     if (view.failSafe === 'hold') return keep('stale');
     return send(settings, memory, view.failSafe === 'closed' ? settings.max : 0, 'failSafe', now);
   }
-  const { enableSince: _e, disableSince: _d, ...rest } = memory;
+  const { enableSince: _e, disableSince: _d, planRun: _p, ...rest } = memory;
   if (view.planW !== undefined && view.planW > 0) {
     // The plan buys this unit (cheapest, or the deadline leaves no choice): no delay, the surplus on top if there is more.
-    return send(settings, rest, fitSetpoint(settings, Math.max(view.availableW ?? 0, view.planW)), view.planReason ?? 'cheapest', now);
+    return send(settings, { ...rest, planRun: true }, fitSetpoint(settings, Math.max(view.availableW ?? 0, view.planW)), view.planReason ?? 'cheapest', now);
   }
   if (view.availableW === null) return keep('noData');
   const available = view.availableW;
@@ -71,6 +73,9 @@ export function modulate(settings: PowerSettings, memory: ModulationMemory, view
   const allowance = surplus ? settings.gridAllowanceW : 0;
   if (available + allowance >= minW) return send(settings, rest, fitSetpoint(settings, available + allowance), surplus ? 'surplus' : 'belowLimit', now);
   if (!surplus) return send(settings, rest, 0, 'overLimit', now);
+  // The disable delay keeps a run through a passing cloud. A load drawing nothing has no run to keep, and one the
+  // plan ran on the grid while the minimum was short is done when the plan is: the minimum would only be bought on.
+  if (view.idle || memory.planRun) return send(settings, { ...rest, planRun: memory.planRun }, 0, 'noSurplus', now);
   const disableSince = memory.disableSince ?? now;
   if (now - disableSince < settings.disableDelayS * 1000) {
     return send(settings, { ...rest, disableSince }, settings.min, 'disableDelay', now);
@@ -90,5 +95,5 @@ function send(settings: PowerSettings, memory: ModulationMemory, want: number, r
 
 /** The modulation's part of a load's memory. */
 export function modulationMemory(memory: LoadMemory): ModulationMemory {
-  return { setpoint: memory.setpoint, enableSince: memory.enableSince, disableSince: memory.disableSince };
+  return { setpoint: memory.setpoint, enableSince: memory.enableSince, disableSince: memory.disableSince, planRun: memory.planRun };
 }

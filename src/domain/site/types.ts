@@ -230,6 +230,8 @@ export interface ModulationMemory {
   enableSince?: number;
   /** Node-clock ms since the minimum has been missing while on (the disable delay runs). */
   disableSince?: number;
+  /** The last setpoint came from the energy target's plan (it bought the unit), not from the surplus. */
+  planRun?: boolean;
 }
 
 /** Prices and the time zone, for a load with a run or energy target. */

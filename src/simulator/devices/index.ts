@@ -7,9 +7,11 @@ import type { AddressInfo } from 'node:net';
 import type { SimulatorControl } from '../types.js';
 import { GoeCharger, type GoeOptions, type Reply } from './goe.js';
 import { ShellyRelay, type ShellyOptions } from './shelly.js';
+import { OpenEvseCharger, type OpenEvseOptions } from './openevse.js';
 
 export { GoeCharger } from './goe.js';
 export { ShellyRelay } from './shelly.js';
+export { OpenEvseCharger } from './openevse.js';
 export { visitAt, visitOf, carLimitW, type Visit } from './car.js';
 
 export interface RunningDouble<D> {
@@ -53,6 +55,11 @@ async function serve<D extends Handler>(control: SimulatorControl, device: D): P
 /** A go-eCharger (API v2) on `channel` of `deviceId`, with a car on a seeded timetable. */
 export function startGoeCharger(control: SimulatorControl, options: Omit<GoeOptions, 'now'>): Promise<RunningDouble<GoeCharger>> {
   return serve(control, new GoeCharger({ ...options, now: () => Math.floor(control.now()) }));
+}
+
+/** An OpenEVSE charger (its WiFi module's HTTP API) on `channel` of `deviceId`, with a car on a seeded timetable. */
+export function startOpenEvse(control: SimulatorControl, options: Omit<OpenEvseOptions, 'now'>): Promise<RunningDouble<OpenEvseCharger>> {
+  return serve(control, new OpenEvseCharger({ ...options, now: () => Math.floor(control.now()) }));
 }
 
 /** A Shelly Gen2 relay switching a water heater on `channel` of `deviceId`. */

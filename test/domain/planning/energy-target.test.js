@@ -68,6 +68,58 @@ describe('energy target of a modulating load (pure)', function () {
     assert.ok(Math.abs(late.shortWh - (20000 - 2 * 0.85 * 3680)) < 1, `short ${late.shortWh} Wh (each unit counted at 85 % of the maximum)`);
   });
 
+  it('a run going on at `by` first makes up what the last target missed; it does not count for the next', function () {
+    // The period before ended at NOW_S - 11 h (07:00) with 19 kWh of 20: the car still charging then is late.
+    const by = NOW_S - 11 * H;
+    const period = { start: by, end: DEADLINE };
+    const before = { periodEnd: by, wh: 19000, countedS: by };
+    const e = (t, w) => ({ timestamp: t, duration: 30, eReal: [0, 0, 0, 0, w * 30] });
+    const opts = { targetWh: 20000, drawingW: 138 };
+    const runs = countEnergy(before, period, [e(by + 30, 3600), e(by + 60, 3600)], 4, 0, by + 60, opts);
+    assert.equal(runs.wh, 0, 'the minute after 07:00 makes up the last target');
+    assert.ok(Math.abs(runs.carryWh - (1000 - 60)) < 1e-9, `${runs.carryWh} Wh still carried`);
+    const stops = countEnergy(runs, period, [e(by + 90, 0), e(by + 120, 3600)], 4, 0, by + 120, opts);
+    assert.deepEqual([stops.wh, stops.carryWh], [30, undefined], 'the run ended: a new start counts for the next target');
+    const met = countEnergy({ ...before, wh: 20000 }, period, [e(by + 30, 3600)], 4, 0, by + 30, opts);
+    assert.equal(met.wh, 30, 'the last target was met: nothing carries over');
+    // The plan keeps a carried run going (late, whatever the price), and it is not this period's run to finish.
+    const late = plan({ now: (by + 60) * 1000, count: countEnergy(before, period, [e(by + 30, 3600)], 4, 0, by + 30, opts), setpointW: 3680, prices: [price(by, DEADLINE, 0.3)] });
+    assert.deepEqual([late.gridNowW, late.reason, late.count.wh], [3680, 'deadline', 0]);
+  });
+
+  it('a run begun before the period is not finished at its price: the later unit of equal price is bought', function () {
+    // 07:00, 24 h to go at one price: a run still on from the night is not this target's.
+    const by = NOW_S - 11 * H;
+    const prices = [price(by, DEADLINE, 0.25)];
+    const on = { now: (by + 30) * 1000, setpointW: 3680, prices, count: { periodEnd: DEADLINE, wh: 0, countedS: by + 30 } };
+    assert.equal(plan({ ...on, onSinceS: by - 7 * H }).gridNowW, 0, 'begun at midnight');
+    assert.equal(plan({ ...on, onSinceS: by + 10 }).gridNowW, 3680, 'begun in this period: it finishes what it started');
+  });
+
+  it('drops what the period counted before the load is first seen with no car (a top-up before the car left)', function () {
+    const by = NOW_S - 11 * H;
+    const period = { start: by, end: DEADLINE };
+    const topUp = { periodEnd: DEADLINE, wh: 500, countedS: by + 1800 };
+    const away = countEnergy(topUp, period, [], 4, 1380, by + 3600, { idle: true });
+    assert.deepEqual([away.wh, away.awaySeen], [0, true]);
+    const back = countEnergy({ ...away, wh: 4000 }, period, [], 4, 1380, NOW_S, { idle: true });
+    assert.equal(back.wh, 4000, 'only the first time: a full car later keeps what it took');
+  });
+
+  it('counts the units at what the load accepts when it takes less than its setpoint (a car tapering as it fills)', function () {
+    const count = { periodEnd: DEADLINE, wh: 16000, countedS: DEADLINE - 2 * H };
+    const now = (DEADLINE - 2 * H) * 1000;
+    const full = plan({ now, count, setpointW: 3680, settled: { drawW: 3680, setpointW: 3680 } });
+    assert.equal(full.shortWh, 0, '2 h at 85 % of 3680 W cover 4 kWh');
+    const tapering = plan({ now, count, setpointW: 3680, settled: { drawW: 1500, setpointW: 3680 } });
+    assert.equal(tapering.count.acceptW, 1500);
+    assert.ok(Math.abs(tapering.shortWh - (4000 - 2 * 0.85 * 1500)) < 1, `short ${tapering.shortWh} Wh at 1500 W`);
+    const again = plan({ now: now + 60000, count: tapering.count, setpointW: 3680, settled: { drawW: 3600, setpointW: 3680 } });
+    assert.equal(again.count.acceptW, undefined, 'it takes the setpoint again: no limit known');
+    const off = plan({ now: now + 60000, count: tapering.count, setpointW: 0, settled: { drawW: 0, setpointW: 0 } });
+    assert.equal(off.count.acceptW, undefined, 'off: the next run may be another car');
+  });
+
   it('never buys above maxPrice', function () {
     const p = plan({ settings: { wh: 20000, byMinute: BY, maxPriceMicros: 200000 }, prices: [price(NOW_S, DEADLINE, 0.3)] });
     assert.equal(p.gridWh, 0);

@@ -58,6 +58,21 @@ describe('modulating load: the setpoint (pure)', function () {
     assert.deepEqual(roundsUp.sent, [[0, 10, 'surplus']], '2200 W + 230 W cover 10 A (2300 W): a step up within the allowance');
   });
 
+  it('stops at once, without the disable delay, a load drawing nothing (no car) or one the plan ran on the grid', function () {
+    const memory = { setpoint: { value: 10, at: T0 - 600 * S }, state: 'on' };
+    const stop = (view, mem = memory) => modulate(AMPS, mem, { mode: 'surplus', failSafe: 'hold', availableW: 1000, stale: false, ...view }, T0);
+    const idle = stop({ idle: true });
+    assert.deepEqual([idle.value, idle.reason], [0, 'noSurplus'], 'a charger without a car: a car arriving would only start to stop');
+    // The plan's run: 16 A bought; then the plan has what it needs and the surplus is short (the night).
+    const planned = modulate(AMPS, {}, { mode: 'surplus', failSafe: 'hold', availableW: -300, stale: false, planW: 3680, planReason: 'cheapest' }, T0 - 600 * S);
+    assert.deepEqual([planned.value, planned.memory.planRun], [16, true]);
+    const done = stop({ availableW: -300 }, planned.memory);
+    assert.deepEqual([done.value, done.reason], [0, 'noSurplus'], 'not 10 minutes at the minimum, bought from the grid');
+    const sunny = stop({ availableW: 2000 }, planned.memory);
+    assert.deepEqual([sunny.value, sunny.memory.planRun], [8, undefined], 'the surplus takes the run over');
+    assert.deepEqual(stop({}).value, 6, 'a run of the surplus keeps its disable delay');
+  });
+
   it('peak mode: capped to the room under the limit at once, stopped at once when the minimum does not fit', function () {
     const memory = { setpoint: { value: 16, at: T0 - 600 * S }, state: 'on' };
     const room = [3680, 2000, 1000, 1000, 1000, 5000, 5000, 5000];
