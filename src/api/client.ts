@@ -181,16 +181,22 @@ export class EnergyApiClient extends EventEmitter {
     const shared = this.deviceReads.get(id);
     if (shared && PRIORITY_RANK[shared.priority] <= PRIORITY_RANK[priority]) return joinRead(shared, options);
     const listeners = new Set<NonNullable<CallOptions['onRetry']>>();
-    const read = this.readDevice(id, priority, (retry) => {
+    // The read starts once its first caller has joined: the transport may tell of a wait (the key paused after a
+    // 429) the moment the request queues, and that caller must hear it.
+    let start!: () => void;
+    const joinedFirst = new Promise<void>((resolve) => { start = resolve; });
+    const read = joinedFirst.then(() => this.readDevice(id, priority, (retry) => {
       for (const listener of [...listeners]) listener(retry);
-    });
+    }));
     const entry: SharedRead = { read, priority, listeners };
     this.deviceReads.set(id, entry);
     const forget = () => {
       if (this.deviceReads.get(id) === entry) this.deviceReads.delete(id);
     };
     read.then(forget, forget);
-    return joinRead(entry, options);
+    const joined = joinRead(entry, options);
+    start();
+    return joined;
   }
 
   private async readDevice(id: string, priority: RequestPriority, onRetry: NonNullable<CallOptions['onRetry']>): Promise<Device> {
