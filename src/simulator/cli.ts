@@ -4,9 +4,9 @@ import { parseArgs } from 'node:util';
 import { createExtraSites } from './extraSites.js';
 import { createFleet, keyGrants } from './fleet.js';
 import { fleetLimits } from './rateLimit.js';
-import { SIM_AMBER_KEY, SIM_DEVICES, SIM_KEYS, startSimulator, type SimulatorOptions } from './index.js';
+import { SIM_AMBER_KEY, SIM_DEVICES, SIM_KEYS, startGoeCharger, startOpenEvse, startShellyRelay, startSimulator, type SimulatorOptions } from './index.js';
 import { createAmberSites } from './prices/sites.js';
-import type { HeaderStyle, LongWindow } from './types.js';
+import type { HeaderStyle, LongWindow, SimulatorControl } from './types.js';
 
 const HELP = `Usage: energy-api-simulator [options]
 
@@ -44,6 +44,10 @@ Options:
                          0..n ms after it arrived (uniform, seeded by --seed; default 0)
   --extra-devices <n>    add n seeded sites (homes, solar homes, small businesses) that the
                          demo key sees (default 0)
+  --doubles              also start the device doubles the examples drive, each on a free port
+                         (printed): a go-eCharger and an OpenEVSE charger on the Solar home's EV
+                         charger channel, a Shelly Gen2 relay on a water heater on the Factory
+                         main board's Workshop power channel
   --help                 print this help
 
 Demo API key (full access): ${SIM_KEYS.full}
@@ -60,7 +64,7 @@ function number(name: string, text: string | undefined): number | undefined {
   return n;
 }
 
-export function parseCli(argv: string[], env: NodeJS.ProcessEnv): SimulatorOptions | 'help' {
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv): (SimulatorOptions & { doubles: boolean }) | 'help' {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -68,7 +72,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): SimulatorOptio
       'long-window': { type: 'string' },
       seed: { type: 'string' }, tps: { type: 'string' }, tpd: { type: 'string' }, help: { type: 'boolean' },
       'latency-ms': { type: 'string' }, 'latency-jitter-ms': { type: 'string' }, 'arrival-jitter-ms': { type: 'string' },
-      'extra-devices': { type: 'string' },
+      'extra-devices': { type: 'string' }, doubles: { type: 'boolean' },
     },
     strict: true,
   });
@@ -94,7 +98,22 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): SimulatorOptio
     latencyJitterMs: number('latency-jitter-ms', values['latency-jitter-ms']),
     arrivalJitterMs: number('arrival-jitter-ms', values['arrival-jitter-ms']),
     extraDevices: number('extra-devices', values['extra-devices']),
+    doubles: values.doubles ?? false,
   };
+}
+
+/** The doubles the examples drive, on the channels a user would wire them to; their addresses printed. */
+async function startExampleDoubles(control: SimulatorControl, seed: number): Promise<Array<{ close(): Promise<void> }>> {
+  const zone = 'Australia/Sydney';
+  const ev = { deviceId: SIM_DEVICES.switch6M3SW, channel: 4, seed, zone };
+  const goe = await startGoeCharger(control, { ...ev, phases: 1 });
+  const evse = await startOpenEvse(control, { ...ev, seed: seed + 1 });
+  const shelly = await startShellyRelay(control, { deviceId: SIM_DEVICES.modbus6MOne, channel: 4, seed, watts: 3000 });
+  console.log('Device doubles (built from each maker\'s public API documentation, on the simulator\'s clock):');
+  console.log(`  go-eCharger (API v2)  ${goe.url}   on ${SIM_DEVICES.switch6M3SW} channel 5 (EV charger); the go-e example's GOE`);
+  console.log(`  OpenEVSE              ${evse.url}   on the same channel (a second car)`);
+  console.log(`  Shelly Gen2 relay     ${shelly.url}   a 3 kW water heater on ${SIM_DEVICES.modbus6MOne} channel 5; the Shelly example's SHELLY`);
+  return [goe, evse, shelly];
 }
 
 async function main(): Promise<void> {
@@ -119,8 +138,9 @@ async function main(): Promise<void> {
   console.log(`Amber-compatible prices at ${sim.amberUrl} (key ${SIM_AMBER_KEY}); sites:`);
   for (const site of createAmberSites(createFleet(fleet), fleet.seed).values()) console.log(`  ${site.id}  for ${site.deviceId}`);
   console.log(`Control: ${sim.url}/__sim/{log,clock,faults,outage,report/<id>,reset,limits,amber-limits}`);
+  const doubles = options.doubles ? await startExampleDoubles(sim.control, options.seed ?? 1) : [];
   const stop = (): void => {
-    sim.close().then(() => process.exit(0), () => process.exit(1));
+    Promise.all(doubles.map((d) => d.close())).then(() => sim.close()).then(() => process.exit(0), () => process.exit(1));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -176,3 +176,31 @@ describe('device doubles (simulator)', function () {
     assert.equal((await get(`${shelly.url}/rpc/Switch.GetStatus?id=1`)).status, 500, 'no switch 1');
   });
 });
+
+describe('device doubles from the command line (--doubles)', function () {
+  this.timeout(20000);
+  it('starts the go-e, OpenEVSE and Shelly doubles beside the simulator and prints their addresses; SIGTERM stops all', async function () {
+    const { spawn } = require('node:child_process');
+    const path = require('node:path');
+    const child = spawn(process.execPath, [path.resolve(__dirname, '../../dist/simulator/cli.js'), '--port', '0', '--doubles'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    try {
+      const addressOf = (name) => out.split('\n').find((l) => l.trim().startsWith(name))?.match(/http:\/\/127\.0\.0\.1:\d+/)?.[0];
+      const deadline = Date.now() + 15000;
+      while (!addressOf('Shelly')) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no doubles printed:\n${out}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const get = async (url) => (await fetch(url)).json();
+      assert.ok([1, 2, 3, 4].includes((await get(`${addressOf('go-eCharger')}/api/status?filter=car`)).car), 'the go-e answers its status');
+      assert.ok('state' in (await get(`${addressOf('OpenEVSE')}/status`)), 'the OpenEVSE answers its status');
+      assert.deepEqual(await get(`${addressOf('Shelly')}/rpc/Switch.Set?id=0&on=true`), { was_on: false }, 'the Shelly switches');
+      assert.match(out, new RegExp(`go-eCharger.*${SIM_DEVICES.switch6M3SW} channel 5`));
+    } finally {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0, 'stops cleanly');
+    }
+  });
+});
