@@ -6,21 +6,15 @@
  * N Total, pf L1–L3 N), wh (Wh since the car connected), eto (Wh in all), err, fwv. A double built from public
  * documentation, not a real device: it answers as the docs say, on the simulator's clock.
  */
-import { SlotLoad } from './slot-load.js';
-import { carLimitW, visitAt, type CarOptions, type Visit } from './car.js';
+import { CarCharger, type ChargerOptions } from './car-charger.js';
 
-export interface GoeOptions extends CarOptions {
-  deviceId: string;
-  /** 0-based channel of the site that measures the charger. */
-  channel: number;
-  now: () => number;
+export interface GoeOptions extends ChargerOptions {
   /** Phases wired to the charger (1 or 3); Auto (psm 0) uses them all. */
   phases?: 1 | 3;
   /** ama: the charger's own maximum (A). */
   maxAmps?: number;
   /** Seconds from a set to the car drawing the new current. */
   delayS?: number;
-  volts?: number;
 }
 
 export interface Reply {
@@ -30,25 +24,10 @@ export interface Reply {
 
 const SETTABLE = new Set(['amp', 'frc', 'psm']);
 
-export class GoeCharger extends SlotLoad {
+export class GoeCharger extends CarCharger<GoeOptions> {
   private amp = 16;
   private frc = 0;
   private psm = 0;
-  private visit?: Visit;
-  private takenWh = 0;
-  private totalWh = 0;
-  private drawingW = 0;
-  /** Test hooks: the car is away whatever the timetable; every /api/set answers this HTTP status. */
-  unplugged = false;
-  refuseWith?: number;
-
-  constructor(private readonly options: GoeOptions) {
-    super(options.deviceId, options.channel, options.now);
-  }
-
-  private get volts(): number {
-    return this.options.volts ?? 230;
-  }
 
   private phasesNow(): 1 | 3 {
     const wired = this.options.phases ?? 1;
@@ -56,40 +35,15 @@ export class GoeCharger extends SlotLoad {
     return wired;
   }
 
-  private carAt(t: number): Visit | undefined {
-    if (this.unplugged) return undefined;
-    const visit = visitAt(this.options, t);
-    if (visit && visit.arrive !== this.visit?.arrive) {
-      this.visit = visit;
-      this.takenWh = 0;
-    }
-    return visit;
-  }
-
-  protected powerAt(t: number): number {
-    const visit = this.carAt(t);
-    this.drawingW = 0;
-    if (!visit || this.frc === 1 || this.amp < 6) return 0;
+  protected offeredW(): { watts: number; phases: 1 | 3 } {
     const phases = this.phasesNow();
-    this.drawingW = Math.min(this.amp * phases * this.volts, carLimitW(this.options, visit, this.takenWh, phases));
-    return this.drawingW;
+    return { watts: this.frc === 1 || this.amp < 6 ? 0 : this.amp * phases * this.volts, phases };
   }
 
-  protected took(joules: number): void {
-    this.takenWh += joules / 3600;
-    this.totalWh += joules / 3600;
-  }
-
-  protected restart(): void {
+  protected restartSettings(): void {
     this.amp = 16;
     this.frc = 0;
     this.psm = 0;
-    this.visit = undefined;
-    this.takenWh = 0;
-    this.totalWh = 0;
-    this.drawingW = 0;
-    this.unplugged = false;
-    this.refuseWith = undefined;
   }
 
   /** The charger's state now, as /api/status gives it. */

@@ -8,20 +8,14 @@
  * maximum. A charge current under 6 A is taken as 6 A (no pilot below 6 A); 0 or none is the maximum. A double built
  * from public documentation, not a real device: it answers as the docs say, on the simulator's clock.
  */
-import { SlotLoad } from './slot-load.js';
-import { carLimitW, visitAt, type CarOptions, type Visit } from './car.js';
+import { CarCharger, type ChargerOptions } from './car-charger.js';
 import type { Reply } from './goe.js';
 
-export interface OpenEvseOptions extends CarOptions {
-  deviceId: string;
-  /** 0-based channel of the site that measures the charger. */
-  channel: number;
-  now: () => number;
+export interface OpenEvseOptions extends ChargerOptions {
   /** The charger's configured maximum (A). */
   maxAmps?: number;
   /** Seconds from an override to the car drawing the new current. */
   delayS?: number;
-  volts?: number;
 }
 
 interface Override {
@@ -33,23 +27,8 @@ interface Override {
 
 const MIN_AMPS = 6;
 
-export class OpenEvseCharger extends SlotLoad {
+export class OpenEvseCharger extends CarCharger<OpenEvseOptions> {
   private override?: Override;
-  private visit?: Visit;
-  private takenWh = 0;
-  private totalWh = 0;
-  private drawingW = 0;
-  /** Test hooks: the car is away whatever the timetable; every POST /override answers this HTTP status. */
-  unplugged = false;
-  refuseWith?: number;
-
-  constructor(private readonly options: OpenEvseOptions) {
-    super(options.deviceId, options.channel, options.now);
-  }
-
-  private get volts(): number {
-    return this.options.volts ?? 230;
-  }
 
   private get maxAmps(): number {
     return this.options.maxAmps ?? 32;
@@ -61,40 +40,17 @@ export class OpenEvseCharger extends SlotLoad {
     return Math.min(limit(this.override?.charge_current), limit(this.override?.max_current));
   }
 
-  private carAt(t: number): Visit | undefined {
-    if (this.unplugged) return undefined;
-    const visit = visitAt(this.options, t);
-    if (visit && visit.arrive !== this.visit?.arrive) {
-      this.visit = visit;
-      this.takenWh = 0;
-    }
-    // auto_release: the override ends when the car leaves.
-    if (!visit && this.visit && this.override?.auto_release) this.override = undefined;
-    if (!visit) this.visit = undefined;
-    return visit;
+  protected offeredW(): { watts: number; phases: 1 | 3 } {
+    return { watts: this.override?.state === 'disabled' ? 0 : this.pilot() * this.volts, phases: 1 };
   }
 
-  protected powerAt(t: number): number {
-    const visit = this.carAt(t);
-    this.drawingW = 0;
-    if (!visit || this.override?.state === 'disabled') return 0;
-    this.drawingW = Math.min(this.pilot() * this.volts, carLimitW(this.options, visit, this.takenWh, 1));
-    return this.drawingW;
+  /** auto_release: the override ends when the car leaves. */
+  protected override carLeft(): void {
+    if (this.override?.auto_release) this.override = undefined;
   }
 
-  protected took(joules: number): void {
-    this.takenWh += joules / 3600;
-    this.totalWh += joules / 3600;
-  }
-
-  protected restart(): void {
+  protected restartSettings(): void {
     this.override = undefined;
-    this.visit = undefined;
-    this.takenWh = 0;
-    this.totalWh = 0;
-    this.drawingW = 0;
-    this.unplugged = false;
-    this.refuseWith = undefined;
   }
 
   /** The charger's state now, as GET /status gives it. */
