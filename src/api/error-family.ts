@@ -8,6 +8,8 @@
  * - `msg`: a msg a node cannot use (MsgError);
  * - `config`: a node's or config node's settings (ConfigError);
  * - `broker`: the MQTT broker (BrokerError).
+ * The errors of HTTP services (EnergyApiError, OutsideServiceError) share HttpServiceError (http-error.ts): the
+ * request's status, method, path, rate limit and the service's own words.
  * What a flow sees of one (`msg.apiError`) is its `toJSON()`.
  */
 export type ErrorSide = 'service' | 'outside' | 'prices' | 'store' | 'msg' | 'config' | 'broker';
