@@ -66,6 +66,13 @@ describe('one error family with a common code', () => {
     assert.deepEqual(errorDetails(err), { name: 'HaError', message: err.message, code: 'auth_invalid' });
   });
 
+  it('a load the flow switches that did not confirm a command is a LoadError with its own code', () => {
+    const err = new api.LoadError('the load did not confirm "on" within 180 s');
+    assert.ok(err instanceof api.PackageError);
+    assert.equal(err.side, 'load');
+    assert.deepEqual(errorDetails(err), { name: 'LoadError', message: err.message, code: 'LOAD_UNCONFIRMED' });
+  });
+
   it('the service\'s errors stay EnergyApiErrors, members of the family with their own fields', () => {
     const err = api.EnergyApiError.invalid('no device id');
     assert.ok(err instanceof api.PackageError);
