@@ -52,7 +52,7 @@ const POOL_EXAMPLE = example('Pool pump - 4 h a day in the cheapest slots');
 const THREE = example('Three loads by priority on solar surplus');
 const loadOf = (flow, name) => flow.find((n) => n.type === 'energy-load-control' && n.name === name);
 /** The examples' nodes; the pool pump in surplus mode here (POOL_MODE=price for the example as it is): a solar home uses its sun first. */
-const PLAN_NODES = [loadOf(HOT_EXAMPLE, 'hot water'), { ...loadOf(POOL_EXAMPLE, 'pool pump'), mode: process.env.POOL_MODE || 'surplus' }];
+const PLAN_NODES = [{ ...loadOf(HOT_EXAMPLE, 'hot water'), ...(process.env.HOT_CHEAP_BELOW !== undefined ? { cheapBelow: process.env.HOT_CHEAP_BELOW } : {}) }, { ...loadOf(POOL_EXAMPLE, 'pool pump'), mode: process.env.POOL_MODE || 'surplus' }];
 /** The loads, their targets and the holds every strategy is measured against (the plan's nodes). */
 const LOADS = PLAN_NODES.map((n) => ({
   name: n.name, switchId: n.switchId, channel: Number(n.loadChannel) - 1, runFor: n.runFor,
@@ -71,9 +71,27 @@ const LOWEST_PRICE_PERIOD = { 'hot water': [0, 17], 'pool pump': [0, 24] };
 
 /** The naive strategies the planners are measured against; ONLY (names separated by ;) runs a subset. */
 const NAIVE = ['timer', 'surplus', 'lowest price'];
-const PLANNERS = ['plan', 'plan, forecast', 'plan, calibrated', 'plan, true kWp'];
+const PLANNERS = ['plan', 'plan, forecast', 'plan, calibrated', 'plan, true kWp', 'plan, true sun', 'plan, perfect'];
 const ONLY = process.env.ONLY ? process.env.ONLY.split(';') : undefined;
 const forecastFor = (kwp) => (t) => simulatedForecast(DEV, t, FORECAST_HOURS, { stepS: 1800, ...(kwp ? { kwp } : {}) });
+/** What the array really gave, per 5 minutes for 48 hours from `t`: a forecast no provider can give (the plans on perfect knowledge). */
+const trueSun = (t) => {
+  const from = Math.floor(t / 300) * 300;
+  return Array.from({ length: (FORECAST_HOURS * 3600) / 300 }, (_, i) => ({ start: from + i * 300, end: from + (i + 1) * 300, power: simulatedSolar(DEV, from + i * 300, from + (i + 1) * 300) }));
+};
+/**
+ * Amber's final prices as energy-price would pass them on, had it known them: today from local midnight and 24 hours
+ * ahead of the current half hour (import and feed-in, per kWh; Amber's feed-in is what an export costs).
+ */
+const finalPriceList = (prices) => (t) => {
+  const list = [];
+  const until = Math.floor(t / 1800) * 1800 + 1800 + 24 * 3600;
+  for (let start = local(t).startOf('day').toSeconds(); start < until; start += 1800) {
+    const p = prices.get(start + 1800);
+    if (p) list.push({ start, end: start + 1800, price: p.general / 100, exportPrice: -p.feedIn / 100 });
+  }
+  return list;
+};
 const SOLAR_CHANNEL = 1;
 const CALIBRATION_DAYS = 7;
 /**
@@ -135,13 +153,16 @@ async function amber(sim, route) {
   return res.json();
 }
 
-/** Amber's final 30-minute prices of the month (c/kWh): import (general) and feed-in, by interval end. */
+/**
+ * Amber's final 30-minute prices of the month and the day after (c/kWh): import (general) and feed-in, by interval
+ * end (the day after for the plans told the final prices, whose horizon reaches a day past the month's end).
+ */
 async function finalPrices(sim) {
-  await sim.setClock(END_S + 2 * 86400);
+  await sim.setClock(END_S + 3 * 86400);
   const byEnd = new Map();
-  for (let day = START; day.toSeconds() < END_S; day = day.plus({ days: 7 })) {
+  for (let day = START; day.toSeconds() < END_S + 86400; day = day.plus({ days: 7 })) {
     const first = day.setZone('UTC+10').toISODate();
-    const last = DateTime.min(day.plus({ days: 6 }), START.plus({ days: DAYS })).setZone('UTC+10').toISODate();
+    const last = DateTime.min(day.plus({ days: 6 }), START.plus({ days: DAYS + 1 })).setZone('UTC+10').toISODate();
     for (const i of await amber(sim, `/sites/${amberSiteId(DEV)}/prices?startDate=${first}&endDate=${last}&resolution=30`)) {
       const end = Date.parse(i.endTime) / 1000;
       const entry = byEnd.get(end) ?? {};
@@ -265,7 +286,7 @@ function lowestPriceChanges(sim) {
 }
 
 /** Node-RED on the simulator's clock, stepped every STEP_S: the load-control nodes evaluate as their interval would. */
-async function runNodeRed(sim, flowNodes, { priceId: sharedPriceId, forecast, suffix = '' } = {}) {
+async function runNodeRed(sim, flowNodes, { priceId: sharedPriceId, forecast, knownPrices, suffix = '' } = {}) {
   // Each strategy's nodes have ids of their own: a load remembers its run time, holds and forecast per node id.
   const priceId = sharedPriceId && `${sharedPriceId}${suffix}`;
   const api = THREE.find((n) => n.type === 'energy-api');
@@ -316,17 +337,26 @@ async function runNodeRed(sim, flowNodes, { priceId: sharedPriceId, forecast, su
     const poll = price && (t % 1800 === 120 || t % 1800 === 1560 || t === START_S);
     // A forecast is issued every FORECAST_EVERY_S (off the price polls): each load gets it, one group round each.
     const issued = forecast && (t - START_S) % FORECAST_EVERY_S === FORECAST_AT_S ? await forecast(t) : undefined;
-    let times = 1;
-    if (issued) {
-      for (const [i, l] of loads.entries()) {
-        helper.getNode(l.id).receive({ forecast: issued });
-        while (!evaluated(t, i + 1)) await new Promise((resolve) => { wake = resolve; });
+    let times = 0;
+    // Prices known in advance (the plans on perfect knowledge) reach each load when energy-price's would have.
+    const told = knownPrices && (t % 1800 === 120 || t % 1800 === 1560 || t === START_S) ? knownPrices(t) : undefined;
+    const messages = [...(issued ? [{ forecast: issued }] : []), ...(told ? [{ prices: told }] : [])];
+    if (messages.length) {
+      // Each message is one group round per load.
+      for (const msg of messages) {
+        for (const [i, l] of loads.entries()) {
+          helper.getNode(l.id).receive(msg);
+          while (!evaluated(t, times + i + 1)) await new Promise((resolve) => { wake = resolve; });
+        }
+        times += loads.length;
       }
-      times = loads.length;
     } else if (poll) {
       price.receive({});
       times = loads.length;
-    } else first.receive({ payload: 'evaluate' });
+    } else {
+      first.receive({ payload: 'evaluate' });
+      times = 1;
+    }
     while (!evaluated(t, times)) await new Promise((resolve) => { wake = resolve; });
     evaluations += times * loads.length;
     for (const l of loads) seen.delete(`${l.name}@${t * 1000}`);
@@ -407,6 +437,7 @@ function hindsightReport(results, offEntries, prices) {
   const problems = [];
   const gated = [];
   const byName = new Map(rows.map((r) => [r.name, r]));
+  decomposition(byName, best.joint);
   // The plan on the calibrated forecast is the goal's subject (the true-kWp one when only it ran).
   const calibrated = byName.get('plan, calibrated') ?? byName.get('plan, true kWp');
   const persistence = byName.get('plan');
@@ -427,6 +458,28 @@ function hindsightReport(results, offEntries, prices) {
     }
   }
   return { problems, gated };
+}
+
+/**
+ * The gap from the calibrated plan to the exact optimum, step by step (model costs, AUD): the sun's forecast (the plan
+ * told the true sun instead), the prices' (told the final prices too), the plan's rules and what it cannot know in
+ * them (the house's draw, 5-minute sun inside a half hour: to the optimum in its own game) and the game (the optimum's
+ * freedom: shorter runs, the tank run past its target). Printed when the plans on perfect knowledge ran.
+ */
+function decomposition(byName, exact) {
+  const steps = [
+    ['plan, calibrated', 'plan, true sun', 'the sun\'s forecast (calibrated against the true sun)'],
+    ['plan, true sun', 'plan, perfect', 'the prices\' forecast (Amber\'s forecast against its final prices)'],
+    ['plan, perfect', 'hindsight, fair', 'the plan\'s own choices on perfect sun and prices (its 30-minute units, the house from history)'],
+    ['hindsight, fair', 'hindsight', 'the game (runs shorter than minBlock, the tank run past its target)'],
+  ];
+  if (!steps.every(([from, to]) => byName.has(from) && byName.has(to))) return;
+  const total = byName.get('plan, calibrated').cost - exact;
+  console.log(`the calibrated plan's gap to the exact optimum, ${total.toFixed(2)} AUD (${(total / Math.abs(exact) * 100).toFixed(1)} % of it), by step:`);
+  for (const [from, to, what] of steps) {
+    const part = byName.get(from).cost - byName.get(to).cost;
+    console.log(`  ${from} → ${to}: ${part.toFixed(2).padStart(6)} AUD (${(part / Math.abs(exact) * 100).toFixed(1).padStart(5)} % of the optimum) ${what}`);
+  }
 }
 
 async function main() {
@@ -451,6 +504,10 @@ async function main() {
       { name: 'plan, forecast', run: () => runNodeRed(sim, [...PLAN_NODES, hotPrice], { priceId: hotPrice.id, forecast: forecastFor(), suffix: '-forecast' }) },
       { name: 'plan, calibrated', run: async () => runNodeRed(sim, [...PLAN_NODES, hotPrice], { priceId: hotPrice.id, forecast: await calibratedFor(sim, client), suffix: '-calibrated' }) },
       { name: 'plan, true kWp', run: () => runNodeRed(sim, [...PLAN_NODES, hotPrice], { priceId: hotPrice.id, forecast: forecastFor(TRUE_KWP), suffix: '-true-kwp' }) },
+      // Knowledge no forecast gives, for the decomposition of the gap to the optimum: the same nodes told the sun the
+      // array really gave (every 5 minutes, 48 hours ahead), on Amber's forecast prices; then also the final prices.
+      { name: 'plan, true sun', run: () => runNodeRed(sim, [...PLAN_NODES, hotPrice], { priceId: hotPrice.id, forecast: trueSun, suffix: '-true-sun' }) },
+      { name: 'plan, perfect', run: () => runNodeRed(sim, PLAN_NODES, { forecast: trueSun, knownPrices: finalPriceList(prices), suffix: '-perfect' }) },
     ].filter((s) => !ONLY || ONLY.includes(s.name));
     const results = [];
     for (const s of strategies) {
