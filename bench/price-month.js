@@ -10,6 +10,9 @@
 //   plan         this package: the hot water and pool pump of the examples "Hot water - solar first…" and "Pool pump -
 //                4 h a day…" (not a dry run; the pool pump in surplus mode, as a solar home would set it, not the example's
 //                price mode), on energy-price's Amber prices, in a real Node-RED on the simulator's clock.
+// Beside them, for the decomposition of the gap to the optimum (not at CI size): the same nodes told the sun the array
+// really gave, 5-minute by 5-minute (`plan, true sun`), and also Amber's final prices instead of its forecast (`plan,
+// perfect`): knowledge no forecast has. HOT_CHEAP_BELOW sets the hot water's cheapBelow (e.g. 0: docs/planning.md).
 // Printed per strategy: the loads' cost (the site's cost minus its cost with both loads off, settled per 30-minute
 // interval at Amber's final import and feed-in prices), per kWh the loads drew, the share of daily targets met (on-time
 // from the PATCHes), switchings per load per day, and PATCHes within a hold time (minOn/minOff of the plan's nodes).
