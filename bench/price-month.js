@@ -473,15 +473,15 @@ function hindsightReport(results, offEntries, prices) {
 
 /**
  * The gap from the calibrated plan to the exact optimum, step by step (model costs, AUD): the sun's forecast (the plan
- * told the true sun instead), the prices' (told the final prices too), the plan's rules and what it cannot know in
- * them (the house's draw, 5-minute sun inside a half hour: to the optimum in its own game) and the game (the optimum's
- * freedom: shorter runs, the tank run past its target). Printed when the plans on perfect knowledge ran.
+ * told the true sun instead), the prices' (told the final prices too), the plan's own choices (to the optimum in its
+ * own game: the house from history, one load after the other) and the game (the optimum's shorter runs, the tank run
+ * past its target). Printed when the plans on perfect knowledge ran.
  */
 function decomposition(byName, exact) {
   const steps = [
     ['plan, calibrated', 'plan, true sun', 'the sun\'s forecast (calibrated against the true sun)'],
     ['plan, true sun', 'plan, perfect', 'the prices\' forecast (Amber\'s forecast against its final prices)'],
-    ['plan, perfect', 'hindsight, fair', 'the plan\'s own choices on perfect sun and prices (its 30-minute units, the house from history)'],
+    ['plan, perfect', 'hindsight, fair', 'the plan\'s own choices on perfect sun and prices (the house from history, one load after the other, a cost per start)'],
     ['hindsight, fair', 'hindsight, tank capped', 'the game: runs shorter than minBlock (the optimum with the tank capped at its target, minOn/minOff only)'],
     ['hindsight, tank capped', 'hindsight', 'the game: the tank run past its target (heat a full tank does not take: the simulator\'s thermostat draws nothing once full)'],
   ];
