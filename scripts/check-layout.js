@@ -1,7 +1,7 @@
 'use strict';
 // The floors of src/ (docs/architecture.md), checked from the imports of every TypeScript file:
 //   - a node folder (src/nodes/<node>/) imports no other node folder (src/nodes/shared/ is not a node);
-//   - src/nodes/shared/ imports no node folder and names no node type in its code;
+//   - src/nodes/shared/ imports no node folder and names no node type in its code (nor a node's message keys);
 //   - src/api/ imports nothing of the package outside itself; src/api/, the domain floor (src/domain/), the
 //     price sources (src/prices/) and Home Assistant's client (src/ha/) import neither src/nodes/ nor Node-RED (`node-red`, `@node-red/*`).
 // `node scripts/check-layout.js` prints what breaks a rule and exits 1 when anything does; the unit suite
@@ -72,7 +72,8 @@ function findViolations(ROOT = REPO) {
     }
     if (from.floor === 'shared') {
       for (const type of types) {
-        if (new RegExp(`(['"\`])${type}\\1`).test(code)) violations.push(`${rel}: names the node type ${type}`);
+        // The type itself, or one of its message keys ('energy-api.status.…').
+        if (new RegExp(`(['"\`])${type}(\\1|\\.)`).test(code)) violations.push(`${rel}: names the node type ${type}`);
       }
     }
   }

@@ -23,6 +23,7 @@ describe('the floors of src/ (scripts/check-layout.js, docs/architecture.md)', (
       write('src/nodes/shared/s.ts', "import type { A } from '../energy-a/energy-a.js';\nexport const s = (t: string) => t === 'energy-b';\n/* 'energy-a' in a comment */\n");
       write('src/api/client.ts', "import { d } from '../domain/d.js';\n");
       write('src/domain/d.ts', "import type { NodeAPI } from 'node-red';\nimport { x } from '../nodes/energy-a/x.js';\nimport { y } from '../api/client.js';\n");
+      write('src/nodes/shared/t.ts', "export const t = (RED) => RED._('energy-a.status.busy');\n");
       write('src/prices/p.ts', "import { u } from '@node-red/util';\nimport { s } from '../nodes/shared/s.js';\n");
       assert.deepEqual(findViolations(root), [
         'src/api/client.ts: imports src/domain/d.ts',
@@ -32,6 +33,7 @@ describe('the floors of src/ (scripts/check-layout.js, docs/architecture.md)', (
         'src/nodes/energy-b/b.ts: imports src/nodes/energy-a/energy-a.ts',
         'src/nodes/shared/s.ts: imports src/nodes/energy-a/energy-a.ts',
         'src/nodes/shared/s.ts: names the node type energy-b',
+        'src/nodes/shared/t.ts: names the node type energy-a',
         'src/prices/p.ts: imports @node-red/util',
         'src/prices/p.ts: imports src/nodes/shared/s.ts',
       ]);

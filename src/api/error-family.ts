@@ -7,10 +7,13 @@
  * - `store`: a database behind energy-store (StoreError);
  * - `msg`: a msg a node cannot use (MsgError);
  * - `config`: a node's or config node's settings (ConfigError);
- * - `broker`: the MQTT broker (BrokerError).
+ * - `broker`: the MQTT broker (BrokerError);
+ * - `load`: a load the flow switches, which did not confirm a command (LoadError).
+ * The errors of HTTP services (EnergyApiError, OutsideServiceError) share HttpServiceError (http-error.ts): the
+ * request's status, method, path, rate limit and the service's own words.
  * What a flow sees of one (`msg.apiError`) is its `toJSON()`.
  */
-export type ErrorSide = 'service' | 'outside' | 'prices' | 'store' | 'msg' | 'config' | 'broker';
+export type ErrorSide = 'service' | 'outside' | 'prices' | 'store' | 'msg' | 'config' | 'broker' | 'load';
 
 export abstract class PackageError extends Error {
   abstract readonly side: ErrorSide;
@@ -54,6 +57,12 @@ export class ConfigError extends PackageError {
 export class BrokerError extends PackageError {
   readonly side = 'broker';
   constructor(message: string, code = 'BROKER_REFUSED') { super(code, message); }
+}
+
+/** A load the flow switches did not confirm a command in time (LOAD_UNCONFIRMED): its state is unknown. */
+export class LoadError extends PackageError {
+  readonly side = 'load';
+  constructor(message: string, code = 'LOAD_UNCONFIRMED') { super(code, message); }
 }
 
 /**

@@ -1,20 +1,10 @@
 /** The one error type for everything that fails in the client: the service's member of the package's error family. */
-import { PackageError } from './error-family.js';
+import { HttpServiceError, type HttpServiceErrorInit } from './http-error.js';
 
 export interface ApiErrorDetail {
   code: string;
   httpCode?: number;
   message: string;
-}
-
-export interface RateLimitFacts {
-  limit?: number;
-  remaining?: number;
-  /** Unix seconds. */
-  resetAt?: number;
-  retryAfterSeconds?: number;
-  /** `tps`, `tpd`, or `server` for a bare 429 (server-wide limiting). */
-  scope?: 'tps' | 'tpd' | 'server';
 }
 
 /**
@@ -32,44 +22,19 @@ export interface RateLimitFacts {
  */
 export type ClientErrorCode = 'INVALID_REQUEST' | 'DAILY_LIMIT' | 'NETWORK' | 'TIMEOUT' | 'ABORTED' | 'BAD_RESPONSE' | 'REQUEST_BUDGET';
 
-export interface EnergyApiErrorInit {
-  /** HTTP status from the status line; 0 when no response was received. */
-  status?: number;
-  code: string;
-  message: string;
-  /** The service's own message, when it sent one. */
-  apiMessage?: string;
+export interface EnergyApiErrorInit extends HttpServiceErrorInit {
   /** PATCH multi-error list (spec 7.2), or the field errors of local validation. */
   errors?: ApiErrorDetail[];
-  rateLimit?: RateLimitFacts;
-  method?: string;
-  /** Path only (never the base URL's credentials, never headers). */
-  path?: string;
-  /** Whether the request reached the service. False for local refusals. */
-  sent?: boolean;
-  cause?: unknown;
 }
 
-export class EnergyApiError extends PackageError {
+export class EnergyApiError extends HttpServiceError {
   readonly side = 'service';
-  readonly status: number;
-  readonly apiMessage?: string;
   readonly errors: ApiErrorDetail[];
-  readonly rateLimit?: RateLimitFacts;
-  readonly method?: string;
-  readonly path?: string;
-  readonly sent: boolean;
 
   constructor(init: EnergyApiErrorInit) {
-    super(init.code, init.message, { cause: init.cause });
+    super(init);
     this.name = 'EnergyApiError';
-    this.status = init.status ?? 0;
-    this.apiMessage = init.apiMessage;
     this.errors = init.errors ?? [];
-    this.rateLimit = init.rateLimit;
-    this.method = init.method;
-    this.path = init.path;
-    this.sent = init.sent ?? this.status > 0;
   }
 
   /** A local refusal: the request breaks a rule of the spec and is never sent. */
@@ -77,19 +42,8 @@ export class EnergyApiError extends PackageError {
     return new EnergyApiError({ code: 'INVALID_REQUEST', message, errors, sent: false });
   }
 
-  /** Plain data for a Node-RED msg (`msg.error` details) without the stack or the cause. */
-  override toJSON(): Record<string, unknown> {
-    return {
-      name: this.name,
-      message: this.message,
-      status: this.status,
-      code: this.code,
-      apiMessage: this.apiMessage,
-      errors: this.errors.length ? this.errors : undefined,
-      rateLimit: this.rateLimit,
-      method: this.method,
-      path: this.path,
-    };
+  protected ownFields(): Record<string, unknown> {
+    return { errors: this.errors.length ? this.errors : undefined };
   }
 }
 

@@ -1,6 +1,7 @@
 export * from './types.js';
 export * from './errors.js';
 export * from './error-family.js';
+export * from './http-error.js';
 export * from './outside-errors.js';
 export { EnergyApiClient, PENDING_POLL_MIN_MS, checkBaseUrl, checkDeviceId } from './client.js';
 export { RangePages, DEFAULT_READ_AHEAD, COLLECT_READ_AHEAD, type PageFetch } from './pages.js';

@@ -66,6 +66,13 @@ describe('one error family with a common code', () => {
     assert.deepEqual(errorDetails(err), { name: 'HaError', message: err.message, code: 'auth_invalid' });
   });
 
+  it('a load the flow switches that did not confirm a command is a LoadError with its own code', () => {
+    const err = new api.LoadError('the load did not confirm "on" within 180 s');
+    assert.ok(err instanceof api.PackageError);
+    assert.equal(err.side, 'load');
+    assert.deepEqual(errorDetails(err), { name: 'LoadError', message: err.message, code: 'LOAD_UNCONFIRMED' });
+  });
+
   it('the service\'s errors stay EnergyApiErrors, members of the family with their own fields', () => {
     const err = api.EnergyApiError.invalid('no device id');
     assert.ok(err instanceof api.PackageError);
@@ -73,5 +80,31 @@ describe('one error family with a common code', () => {
     assert.deepEqual(errorDetails(err), err.toJSON());
     assert.equal(errorDetails(err).name, 'EnergyApiError');
     assert.equal(shortReason(err), 'invalid request');
+  });
+  it('the energy API\'s and an outside service\'s errors share one base: the same request fields, the same toJSON shape', () => {
+    const request = {
+      status: 429, code: 'TOO_MANY_REQUESTS', message: '429: slow down', apiMessage: 'slow down', method: 'GET', path: '/v3/devices',
+      rateLimit: { limit: 2, remaining: 0, resetAt: 1800000000, scope: 'tps' },
+    };
+    const service = new api.EnergyApiError({ ...request, errors: [{ code: 'X', message: 'broken rule' }] });
+    const outside = new api.OutsideServiceError({ ...request, provider: 'Amber' });
+    for (const err of [service, outside]) {
+      assert.ok(err instanceof api.HttpServiceError);
+      assert.ok(api.isHttpServiceError(err));
+      assert.equal(err.sent, true);
+    }
+    const shared = { message: '429: slow down', status: 429, code: 'TOO_MANY_REQUESTS', apiMessage: 'slow down', rateLimit: request.rateLimit, method: 'GET', path: '/v3/devices' };
+    assert.deepStrictEqual(service.toJSON(), { name: 'EnergyApiError', ...shared, errors: [{ code: 'X', message: 'broken rule' }] });
+    assert.deepStrictEqual(outside.toJSON(), { name: 'OutsideServiceError', ...shared, provider: 'Amber' });
+    // The same keys apart from each kind's own field, so a Catch node reads both alike.
+    const without = (json, key) => Object.keys(json).filter((k) => k !== key);
+    assert.deepStrictEqual(without(service.toJSON(), 'errors'), without(outside.toJSON(), 'provider'));
+    // A refusal made here was never sent, and says so in both; the field list of a refused request is kept as before.
+    assert.equal(api.EnergyApiError.invalid('no device id').sent, false);
+    assert.equal(api.OutsideServiceError.invalid('Amber', 'no key').sent, false);
+    assert.deepStrictEqual(api.EnergyApiError.invalid('no device id').toJSON(), {
+      name: 'EnergyApiError', message: 'no device id', status: 0, code: 'INVALID_REQUEST', apiMessage: undefined, errors: undefined,
+      rateLimit: undefined, method: undefined, path: undefined,
+    });
   });
 });

@@ -197,6 +197,7 @@ describe('energy-load-control switched by the flow (Node-RED, simulator clock)',
     await tick(ctx);
     await until(() => ctx.caught.length === 1, 'the error');
     assert.match(ctx.caught[0].error.message, /did not confirm "on" within 180 s/);
+    assert.deepEqual(ctx.caught[0].apiError, { name: 'LoadError', message: ctx.caught[0].error.message, code: 'LOAD_UNCONFIRMED' });
     assert.equal(lastEval(ctx, 'a').state, null, 'the state is unknown');
     assert.equal(lastStatus(ctx, 'a').fill, 'red');
     for (let i = 0; i < 10; i += 1) {

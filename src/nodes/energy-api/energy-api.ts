@@ -2,7 +2,7 @@ import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { acquireClient, type ClientLease, ConfigError, isEnergyApiError, type KeyStatus, type RateLimitState, type SharedStatus } from '../../api/index.js';
 import type { EnergyApiConfigNode } from '../shared/config-types.js';
 import { registerAdminRoutes } from './admin-routes.js';
-import { watchDailyBudget } from '../shared/daily-budget.js';
+import { watchDailyBudget } from './daily-budget.js';
 import { nodeClock } from '../shared/clock.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';

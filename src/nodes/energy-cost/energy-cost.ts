@@ -5,8 +5,8 @@ import { FlowNodeRuntime, type FlowNodeDef } from '../shared/flow-node.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
 import { migrations } from './migrations.js';
 import { gridChannels } from './channels.js';
-import { computeCost, type CostResult } from './cost.js';
-import { gridEnergy } from './grid-energy.js';
+import { computeCost, type CostResult } from '../../domain/pricing/entry-cost.js';
+import { gridEnergy } from '../../domain/entries/grid-energy.js';
 import { exportPeriods, readPrices } from '../../domain/pricing/normalise.js';
 
 interface EnergyCostDef extends NodeDef {

@@ -1,7 +1,7 @@
-import { ConfigError, MsgError } from '../../api/index.js';
+import { ConfigError, LoadError, MsgError } from '../../api/index.js';
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
 import { nodeClock } from '../shared/clock.js';
-import { toError } from '../shared/errors.js';
+import { errorDetails, toError } from '../shared/errors.js';
 import { FlowNodeRuntime, isAborted, type FlowNodeDef } from '../shared/flow-node.js';
 import { FlowActuator, relayReading } from '../../domain/site/actuator.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
@@ -131,10 +131,10 @@ export = function (RED: NodeAPI): void {
           if (!actuator) send([outcomeMsg(ids, evaluation, outcome), null]);
           else if (outcome.kind === 'timedOut') {
             unconfirmed = outcome.target;
-            const err = new Error(`the load did not confirm "${outcome.target}" within ${outcome.afterS} s: check the actuator and the state it sends back (msg.topic "state")`);
+            const err = new LoadError(`the load did not confirm "${outcome.target}" within ${outcome.afterS} s: check the actuator and the state it sends back (msg.topic "state")`);
             problem(err);
             // To a Catch node, with the command that went unconfirmed.
-            node.error(err.message, { ...ids, payload: outcome.target, outcome: 'timedOut', error: { message: err.message } } as NodeMessage);
+            node.error(err.message, { ...ids, payload: outcome.target, outcome: 'timedOut', error: { message: err.message }, apiError: errorDetails(err) } as NodeMessage);
           }
         }
         if (memory.state !== undefined) unconfirmed = undefined;

@@ -1,11 +1,11 @@
-import { isEnergyApiError, isPackageError, OutsideServiceError, StoreError } from '../../api/index.js';
+import { isHttpServiceError, isPackageError, StoreError } from '../../api/index.js';
 
 /**
  * Short status text for an error: the HTTP status and code, or the client's own code, for the errors of a service, an
  * outside service or a store; else its message.
  */
 export function shortReason(err: unknown): string {
-  if (isEnergyApiError(err) || err instanceof OutsideServiceError || err instanceof StoreError) {
+  if (isHttpServiceError(err) || err instanceof StoreError) {
     if (err.status > 0) return `${err.status} ${err.code}`;
     return err.code.toLowerCase().replace(/_/g, ' ');
   }

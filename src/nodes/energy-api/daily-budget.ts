@@ -1,6 +1,6 @@
 import type { Node, NodeAPI } from 'node-red';
-import type { BudgetReport, EnergyApiConfigNode } from './config-types.js';
-import { hasDailyCost } from './request-cost.js';
+import type { BudgetReport, EnergyApiConfigNode } from '../shared/config-types.js';
+import { hasDailyCost } from '../shared/request-cost.js';
 
 const SHOWN = 5;
 const NAMED_IN_STATUS = 2;

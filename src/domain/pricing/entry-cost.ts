@@ -3,11 +3,11 @@
 // An entry's energy is spread evenly over its period (pro rata by time) when a price change falls inside it.
 import { PriceError } from '../../api/index.js';
 import { DateTime } from 'luxon';
-import { costNumerator, divRound, fromMicros, roundCost } from '../../domain/pricing/money.js';
-import { describeWallTime, type Schedule, type Tariff } from '../../domain/pricing/tariff.js';
-import { KWH_J, type GridEnergy } from './grid-energy.js';
-import { periodAt, type PricePeriod } from '../../domain/pricing/normalise.js';
-import { apportion, localDay, Segmenter, type Segment } from '../../domain/pricing/segments.js';
+import { costNumerator, divRound, fromMicros, roundCost } from './money.js';
+import { describeWallTime, type Schedule, type Tariff } from './tariff.js';
+import { KWH_J, type GridEnergy } from '../entries/grid-energy.js';
+import { periodAt, type PricePeriod } from './normalise.js';
+import { apportion, localDay, Segmenter, type Segment } from './segments.js';
 
 export interface CostInput {
   tariff: Tariff;
