@@ -117,7 +117,8 @@ describe('e2e: npm start', function () {
     }
   });
 
-  it('a second start keeps the flows a user changed', async () => {
+  it('a second start keeps the flows a user changed', async function () {
+    this.timeout(120000); // two starts, each given 30 s to come up, and two stops
     const run = await startCli('SIGTERM');
     const url = `http://127.0.0.1:${run.port}/`;
     const headers = { 'Content-Type': 'application/json', 'Node-RED-API-Version': 'v2', 'Node-RED-Deployment-Type': 'full' };

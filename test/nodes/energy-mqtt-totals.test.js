@@ -176,6 +176,8 @@ describe('energy-mqtt totals against the API over a simulated day (real Mosquitt
       await contexts.load();
       await helper._redNodes.setFlows(flow, credentials, 'full');
       await until(() => Boolean(helper.getNode(f.id)), 'the energy-mqtt node deployed');
+      // Until the broker node is connected it queues what the node publishes, and f.send cannot tell when it arrives.
+      await until(() => Boolean(helper.getNode('broker')?.connected), 'the broker connection');
       return f.watch();
     }
 

@@ -1,5 +1,6 @@
 import type { Device, EnergyConversion, EnergyEntry } from '../../api/index.js';
 import { colourFor } from './chart-colours.js';
+import { KWH_J } from './grid-energy.js';
 
 /** One point for FlowFuse Dashboard 2 `ui-chart` (Series = key `series`, X = key `x`, Y = key `y`). */
 export interface ChartPoint {
@@ -41,7 +42,7 @@ export function defaultUnit(convert: EnergyConversion | undefined): ChartUnit {
 
 /** The entry's per-channel field the chart reads, and the factor that turns its values into Joules (0: none). */
 function joulesSource(entry: EnergyEntry, convert: EnergyConversion | undefined, duration: number): { field: unknown; factor: number } {
-  if (convert === 'kWh') return { field: entry.eRealKwh, factor: 3_600_000 };
+  if (convert === 'kWh') return { field: entry.eRealKwh, factor: KWH_J };
   if (convert === 'kW') return { field: entry.pRealKw, factor: duration ? 1000 * duration : 0 };
   return { field: entry.eReal, factor: 1 };
 }
@@ -51,7 +52,7 @@ function inUnit(joules: number, duration: number, unit: ChartUnit): number {
     case 'W': return joules / duration;
     case 'kW': return joules / duration / 1000;
     case 'Wh': return joules / 3600;
-    default: return joules / 3_600_000;
+    default: return joules / KWH_J;
   }
 }
 

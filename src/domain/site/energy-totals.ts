@@ -1,4 +1,5 @@
 import type { Device, EnergyEntry } from '../../api/index.js';
+import { KWH_J } from '../entries/grid-energy.js';
 
 /** The site's own totals, beside each channel's. */
 export type SiteTotal = 'grid_imported' | 'grid_exported' | 'solar_produced';
@@ -15,7 +16,6 @@ export const RECORD_S = 300;
 export const LATE_HORIZON_S = 86400;
 /** After a long stop the totals catch up at most this far back (5 requests of 7 days). */
 export const CATCH_UP_MAX_S = 31 * 86400;
-const KWH_J = 3_600_000;
 const GRID_CONNECT = 1;
 const SOLAR_GENERATION = 5;
 const NOT_CONNECTED = 0;

@@ -1,5 +1,6 @@
 import type { EnergyEntry } from '../../api/index.js';
 import { recordEnergy, RECORD_S, type EnergyLayout, type TotalsState } from './energy-totals.js';
+import { KWH_J } from '../entries/grid-energy.js';
 
 /**
  * Home Assistant's long-term statistics of an energy total, imported from the service's 5-minute long energy.
@@ -17,7 +18,6 @@ import { recordEnergy, RECORD_S, type EnergyLayout, type TotalsState } from './e
  */
 
 export const HOUR_S = 3600;
-const KWH_J = 3_600_000;
 /** One 5-minute long-energy request reads 7 days (less the 5 minutes it asks beyond): windows of whole hours within it. */
 export const HISTORY_WINDOW_S = 7 * 86400 - HOUR_S;
 /** HA keeps 5-minute statistics 10 days by default: the hours it compiled lately are told by those. */
