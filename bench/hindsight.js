@@ -79,18 +79,18 @@ function modelCost(model, loads, schedules, dayOf) {
  * running it on past the target (paid to consume, or to keep the sun from an export that costs) earns from heat no
  * real tank takes.
  */
-function unitLoad(model, load, fair) {
+function unitLoad(model, load, fair, capStore) {
   const periods = load.periods.map((p) => ({ start: (p.start - model.startS) / UNIT_S, end: (p.end - model.startS) / UNIT_S, need: Math.ceil(load.runFor / UNIT_S) }));
   const minOn = fair ? Math.max(load.minOn, load.minBlock ?? 0) : load.minOn;
-  return { periods, minOn: Math.ceil(minOn / UNIT_S), minOff: Math.ceil(load.minOff / UNIT_S), atMostNeed: fair && Boolean(load.store) };
+  return { periods, minOn: Math.ceil(minOn / UNIT_S), minOff: Math.ceil(load.minOff / UNIT_S), atMostNeed: (fair || capStore) && Boolean(load.store) };
 }
 
 /**
  * The hindsight optimum of the two loads: exact, a dynamic programme over both loads' states together
  * (src/domain/planning/hindsight.ts), each unit costed by both loads' decisions on the site's net energy; with `fair`,
- * in the plan's own game (see unitLoad).
+ * in the plan's own game (see unitLoad); with `capStore`, the store capped at its target alone (the holds as the exact optimum's).
  */
-function hindsight(model, loads, { fair = false } = {}) {
+function hindsight(model, loads, { fair = false, capStore = false } = {}) {
   if (loads.length !== 2) throw new Error('the hindsight optimum is computed for two loads');
   const costs = [0, 1, 2, 3].map(() => new Float64Array(model.units));
   for (let u = 0; u < model.units; u++) {
@@ -100,7 +100,7 @@ function hindsight(model, loads, { fair = false } = {}) {
       costs[x][u] = settle(joules, model.prices[u]) - site;
     }
   }
-  const best = jointHindsightOptimum({ loads: loads.map((l) => unitLoad(model, l, fair)), costs });
+  const best = jointHindsightOptimum({ loads: loads.map((l) => unitLoad(model, l, fair, capStore)), costs });
   return { joint: best.cost, schedules: best.on.map((on) => Float64Array.from(on)), starts: best.starts };
 }
 

@@ -10,6 +10,9 @@
 //   plan         this package: the hot water and pool pump of the examples "Hot water - solar first…" and "Pool pump -
 //                4 h a day…" (not a dry run; the pool pump in surplus mode, as a solar home would set it, not the example's
 //                price mode), on energy-price's Amber prices, in a real Node-RED on the simulator's clock.
+// Beside them, for the decomposition of the gap to the optimum (not at CI size): the same nodes told the sun the array
+// really gave, 5-minute by 5-minute (`plan, true sun`), and also Amber's final prices instead of its forecast (`plan,
+// perfect`): knowledge no forecast has. HOT_CHEAP_BELOW sets the hot water's cheapBelow (e.g. 0: docs/planning.md).
 // Printed per strategy: the loads' cost (the site's cost minus its cost with both loads off, settled per 30-minute
 // interval at Amber's final import and feed-in prices), per kWh the loads drew, the share of daily targets met (on-time
 // from the PATCHes), switchings per load per day, and PATCHes within a hold time (minOn/minOff of the plan's nodes).
@@ -52,7 +55,7 @@ const POOL_EXAMPLE = example('Pool pump - 4 h a day in the cheapest slots');
 const THREE = example('Three loads by priority on solar surplus');
 const loadOf = (flow, name) => flow.find((n) => n.type === 'energy-load-control' && n.name === name);
 /** The examples' nodes; the pool pump in surplus mode here (POOL_MODE=price for the example as it is): a solar home uses its sun first. */
-const PLAN_NODES = [loadOf(HOT_EXAMPLE, 'hot water'), { ...loadOf(POOL_EXAMPLE, 'pool pump'), mode: process.env.POOL_MODE || 'surplus' }];
+const PLAN_NODES = [{ ...loadOf(HOT_EXAMPLE, 'hot water'), ...(process.env.HOT_CHEAP_BELOW !== undefined ? { cheapBelow: process.env.HOT_CHEAP_BELOW } : {}) }, { ...loadOf(POOL_EXAMPLE, 'pool pump'), mode: process.env.POOL_MODE || 'surplus' }];
 /** The loads, their targets and the holds every strategy is measured against (the plan's nodes). */
 const LOADS = PLAN_NODES.map((n) => ({
   name: n.name, switchId: n.switchId, channel: Number(n.loadChannel) - 1, runFor: n.runFor,
@@ -71,9 +74,27 @@ const LOWEST_PRICE_PERIOD = { 'hot water': [0, 17], 'pool pump': [0, 24] };
 
 /** The naive strategies the planners are measured against; ONLY (names separated by ;) runs a subset. */
 const NAIVE = ['timer', 'surplus', 'lowest price'];
-const PLANNERS = ['plan', 'plan, forecast', 'plan, calibrated', 'plan, true kWp'];
+const PLANNERS = ['plan', 'plan, forecast', 'plan, calibrated', 'plan, true kWp', 'plan, true sun', 'plan, perfect'];
 const ONLY = process.env.ONLY ? process.env.ONLY.split(';') : undefined;
 const forecastFor = (kwp) => (t) => simulatedForecast(DEV, t, FORECAST_HOURS, { stepS: 1800, ...(kwp ? { kwp } : {}) });
+/** What the array really gave, per 5 minutes for 48 hours from `t`: a forecast no provider can give (the plans on perfect knowledge). */
+const trueSun = (t) => {
+  const from = Math.floor(t / 300) * 300;
+  return Array.from({ length: (FORECAST_HOURS * 3600) / 300 }, (_, i) => ({ start: from + i * 300, end: from + (i + 1) * 300, power: simulatedSolar(DEV, from + i * 300, from + (i + 1) * 300) }));
+};
+/**
+ * Amber's final prices as energy-price would pass them on, had it known them: today from local midnight and 24 hours
+ * ahead of the current half hour (import and feed-in, per kWh; Amber's feed-in is what an export costs).
+ */
+const finalPriceList = (prices) => (t) => {
+  const list = [];
+  const until = Math.floor(t / 1800) * 1800 + 1800 + 24 * 3600;
+  for (let start = local(t).startOf('day').toSeconds(); start < until; start += 1800) {
+    const p = prices.get(start + 1800);
+    if (p) list.push({ start, end: start + 1800, price: p.general / 100, exportPrice: -p.feedIn / 100 });
+  }
+  return list;
+};
 const SOLAR_CHANNEL = 1;
 const CALIBRATION_DAYS = 7;
 /**
@@ -135,13 +156,16 @@ async function amber(sim, route) {
   return res.json();
 }
 
-/** Amber's final 30-minute prices of the month (c/kWh): import (general) and feed-in, by interval end. */
+/**
+ * Amber's final 30-minute prices of the month and the day after (c/kWh): import (general) and feed-in, by interval
+ * end (the day after for the plans told the final prices, whose horizon reaches a day past the month's end).
+ */
 async function finalPrices(sim) {
-  await sim.setClock(END_S + 2 * 86400);
+  await sim.setClock(END_S + 3 * 86400);
   const byEnd = new Map();
-  for (let day = START; day.toSeconds() < END_S; day = day.plus({ days: 7 })) {
+  for (let day = START; day.toSeconds() < END_S + 86400; day = day.plus({ days: 7 })) {
     const first = day.setZone('UTC+10').toISODate();
-    const last = DateTime.min(day.plus({ days: 6 }), START.plus({ days: DAYS })).setZone('UTC+10').toISODate();
+    const last = DateTime.min(day.plus({ days: 6 }), START.plus({ days: DAYS + 1 })).setZone('UTC+10').toISODate();
     for (const i of await amber(sim, `/sites/${amberSiteId(DEV)}/prices?startDate=${first}&endDate=${last}&resolution=30`)) {
       const end = Date.parse(i.endTime) / 1000;
       const entry = byEnd.get(end) ?? {};
@@ -157,10 +181,11 @@ async function siteCost(client, prices) {
   const entries = await client.getLongEnergy(DEV, { fromTs: START_S + 300, toTs: END_S + 300, granularity: '5m' });
   const net = new Map();
   let loadsJ = 0;
+  const perLoadJ = LOADS.map(() => 0);
   for (const e of entries) {
     const end = Math.ceil(e.timestamp / 1800) * 1800;
     net.set(end, (net.get(end) ?? 0) + e.eReal[0]);
-    for (const l of LOADS) loadsJ += e.eReal[l.channel];
+    LOADS.forEach((l, i) => { loadsJ += e.eReal[l.channel]; perLoadJ[i] += e.eReal[l.channel]; });
   }
   let cost = 0;
   for (const [end, joules] of net) {
@@ -170,7 +195,7 @@ async function siteCost(client, prices) {
     // Import at the general price; export at the feed-in price (negative when paid).
     cost += kwh > 0 ? (kwh * p.general) / 100 : (-kwh * p.feedIn) / 100;
   }
-  return { cost, loadsKwh: loadsJ / 3.6e6, entries };
+  return { cost, loadsKwh: loadsJ / 3.6e6, perLoadKwh: perLoadJ.map((j) => j / 3.6e6), entries };
 }
 
 /** The target periods fully inside the month: hot water 17:00 to 17:00, pool pump the local day. */
@@ -265,7 +290,7 @@ function lowestPriceChanges(sim) {
 }
 
 /** Node-RED on the simulator's clock, stepped every STEP_S: the load-control nodes evaluate as their interval would. */
-async function runNodeRed(sim, flowNodes, { priceId: sharedPriceId, forecast, suffix = '' } = {}) {
+async function runNodeRed(sim, flowNodes, { priceId: sharedPriceId, forecast, knownPrices, suffix = '' } = {}) {
   // Each strategy's nodes have ids of their own: a load remembers its run time, holds and forecast per node id.
   const priceId = sharedPriceId && `${sharedPriceId}${suffix}`;
   const api = THREE.find((n) => n.type === 'energy-api');
@@ -316,17 +341,26 @@ async function runNodeRed(sim, flowNodes, { priceId: sharedPriceId, forecast, su
     const poll = price && (t % 1800 === 120 || t % 1800 === 1560 || t === START_S);
     // A forecast is issued every FORECAST_EVERY_S (off the price polls): each load gets it, one group round each.
     const issued = forecast && (t - START_S) % FORECAST_EVERY_S === FORECAST_AT_S ? await forecast(t) : undefined;
-    let times = 1;
-    if (issued) {
-      for (const [i, l] of loads.entries()) {
-        helper.getNode(l.id).receive({ forecast: issued });
-        while (!evaluated(t, i + 1)) await new Promise((resolve) => { wake = resolve; });
+    let times = 0;
+    // Prices known in advance (the plans on perfect knowledge) reach each load when energy-price's would have.
+    const told = knownPrices && (t % 1800 === 120 || t % 1800 === 1560 || t === START_S) ? knownPrices(t) : undefined;
+    const messages = [...(issued ? [{ forecast: issued }] : []), ...(told ? [{ prices: told }] : [])];
+    if (messages.length) {
+      // Each message is one group round per load.
+      for (const msg of messages) {
+        for (const [i, l] of loads.entries()) {
+          helper.getNode(l.id).receive(msg);
+          while (!evaluated(t, times + i + 1)) await new Promise((resolve) => { wake = resolve; });
+        }
+        times += loads.length;
       }
-      times = loads.length;
     } else if (poll) {
       price.receive({});
       times = loads.length;
-    } else first.receive({ payload: 'evaluate' });
+    } else {
+      first.receive({ payload: 'evaluate' });
+      times = 1;
+    }
     while (!evaluated(t, times)) await new Promise((resolve) => { wake = resolve; });
     evaluations += times * loads.length;
     for (const l of loads) seen.delete(`${l.name}@${t * 1000}`);
@@ -388,6 +422,8 @@ function hindsightReport(results, offEntries, prices) {
   };
   console.log(`\nin the bench's model (rated power while on, the site without the loads as measured, each 5 minutes settled at its half hour's final prices):`);
   console.log(`hindsight optimum (exact, both loads together): ${best.joint.toFixed(2)} AUD, computed in ${optimiserS.toFixed(1)} s; in the plan's own game (every run at least minBlock: ${loads.map((l) => `${l.minBlock / 60} min`).join(', ')}; the tank no more than its target): ${held.joint.toFixed(2)} AUD, ${heldS.toFixed(1)} s`);
+  const onHours = (o, i) => (o.schedules[i].reduce((a, b) => a + b, 0) * 300) / 3600 / DAYS;
+  console.log(`the ${loads[0].name} on ${onHours(best, 0).toFixed(1)} h a day in the exact optimum (${((onHours(best, 0) * loads[0].powerW) / 1000).toFixed(1)} kWh at rated power), ${onHours(held, 0).toFixed(1)} h in the plan's own game`);
   console.log(`weather-change days (the sun ±30 % on the day before): ${changeDays.length} of ${DAYS}`);
   console.log('strategy          | model cost | above the optimum / in the plan’s game | on weather-change days | targets met | switchings/load/day mean (max)');
   const rows = results.map((r) => {
@@ -407,6 +443,12 @@ function hindsightReport(results, offEntries, prices) {
   const problems = [];
   const gated = [];
   const byName = new Map(rows.map((r) => [r.name, r]));
+  if (byName.has('plan, perfect')) {
+    // The game split in two: the tank capped at its target alone (computed only for the decomposition: not at CI size).
+    const capped = hindsight(model, loads, { capStore: true });
+    byName.set('hindsight, tank capped', { name: 'hindsight, tank capped', cost: capped.joint });
+    decomposition(byName, best.joint);
+  }
   // The plan on the calibrated forecast is the goal's subject (the true-kWp one when only it ran).
   const calibrated = byName.get('plan, calibrated') ?? byName.get('plan, true kWp');
   const persistence = byName.get('plan');
@@ -427,6 +469,29 @@ function hindsightReport(results, offEntries, prices) {
     }
   }
   return { problems, gated };
+}
+
+/**
+ * The gap from the calibrated plan to the exact optimum, step by step (model costs, AUD): the sun's forecast (the plan
+ * told the true sun instead), the prices' (told the final prices too), the plan's own choices (to the optimum in its
+ * own game: the house from history, one load after the other) and the game (the optimum's shorter runs, the tank run
+ * past its target). Printed when the plans on perfect knowledge ran.
+ */
+function decomposition(byName, exact) {
+  const steps = [
+    ['plan, calibrated', 'plan, true sun', 'the sun\'s forecast (calibrated against the true sun)'],
+    ['plan, true sun', 'plan, perfect', 'the prices\' forecast (Amber\'s forecast against its final prices)'],
+    ['plan, perfect', 'hindsight, fair', 'the plan\'s own choices on perfect sun and prices (the house from history, one load after the other, a cost per start)'],
+    ['hindsight, fair', 'hindsight, tank capped', 'the game: runs shorter than minBlock (the optimum with the tank capped at its target, minOn/minOff only)'],
+    ['hindsight, tank capped', 'hindsight', 'the game: the tank run past its target (heat a full tank does not take: the simulator\'s thermostat draws nothing once full)'],
+  ];
+  if (!steps.every(([from, to]) => byName.has(from) && byName.has(to))) return;
+  const total = byName.get('plan, calibrated').cost - exact;
+  console.log(`the calibrated plan's gap to the exact optimum, ${total.toFixed(2)} AUD (${(total / Math.abs(exact) * 100).toFixed(1)} % of it), by step:`);
+  for (const [from, to, what] of steps) {
+    const part = byName.get(from).cost - byName.get(to).cost;
+    console.log(`  ${from} → ${to}: ${part.toFixed(2).padStart(6)} AUD (${(part / Math.abs(exact) * 100).toFixed(1).padStart(5)} % of the optimum) ${what}`);
+  }
 }
 
 async function main() {
@@ -451,6 +516,10 @@ async function main() {
       { name: 'plan, forecast', run: () => runNodeRed(sim, [...PLAN_NODES, hotPrice], { priceId: hotPrice.id, forecast: forecastFor(), suffix: '-forecast' }) },
       { name: 'plan, calibrated', run: async () => runNodeRed(sim, [...PLAN_NODES, hotPrice], { priceId: hotPrice.id, forecast: await calibratedFor(sim, client), suffix: '-calibrated' }) },
       { name: 'plan, true kWp', run: () => runNodeRed(sim, [...PLAN_NODES, hotPrice], { priceId: hotPrice.id, forecast: forecastFor(TRUE_KWP), suffix: '-true-kwp' }) },
+      // Knowledge no forecast gives, for the decomposition of the gap to the optimum: the same nodes told the sun the
+      // array really gave (every 5 minutes, 48 hours ahead), on Amber's forecast prices; then also the final prices.
+      { name: 'plan, true sun', run: () => runNodeRed(sim, [...PLAN_NODES, hotPrice], { priceId: hotPrice.id, forecast: trueSun, suffix: '-true-sun' }) },
+      { name: 'plan, perfect', run: () => runNodeRed(sim, PLAN_NODES, { forecast: trueSun, knownPrices: finalPriceList(prices), suffix: '-perfect' }) },
     ].filter((s) => !ONLY || ONLY.includes(s.name));
     const results = [];
     for (const s of strategies) {
@@ -467,7 +536,8 @@ async function main() {
       const site = await siteCost(client, prices);
       const cost = site.cost - off.cost;
       const kwh = site.loadsKwh - off.loadsKwh;
-      results.push({ name: s.name, cost, kwh, perKwh: kwh > 0 ? cost / kwh : 0, facts, seconds, patchLog, ...(ran ?? {}) });
+      const tankKwhPerDay = (site.perLoadKwh[0] - off.perLoadKwh[0]) / DAYS;
+      results.push({ name: s.name, cost, kwh, perKwh: kwh > 0 ? cost / kwh : 0, tankKwhPerDay, facts, seconds, patchLog, ...(ran ?? {}) });
     }
 
     console.log(`price bench: ${DAYS} simulated days of ${DEV} (${ZONE}) from ${START.toISODate()}, Amber 30-minute prices of the simulator, seed 1`);
@@ -483,6 +553,9 @@ async function main() {
       r.maxSwitchings = Math.max(...r.facts.map((f) => Math.max(...f.perDay)));
       console.log(`${r.name.padEnd(17)} | ${r.cost.toFixed(2).padStart(8)} AUD | ${(r.perKwh * 100).toFixed(1).padStart(7)} c/kWh | ${pct(share).padStart(5)} (${met}) | ${sw} | ${String(early).padStart(3)} | ${r.seconds.toFixed(0)} s`);
     }
+    const tank = LOADS[0];
+    const ratedKwh = (PLAN_NODES[0].loadPower * tank.runFor) / 3.6e6;
+    console.log(`the ${tank.name} tank took (measured, its thermostat): ${results.map((r) => `${r.name} ${r.tankKwhPerDay.toFixed(1)}`).join(', ')} kWh a day; its ${tank.runFor / 3600} h target at rated power is ${ratedKwh.toFixed(1)} kWh`);
     const optimum = hindsightReport(results, off.entries, prices);
     const plan = results.find((r) => r.name === 'plan') ?? results.find((r) => PLANNERS.includes(r.name));
     const grownDays = Math.max(1, DAYS - 1);

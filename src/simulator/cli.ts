@@ -106,11 +106,11 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): (SimulatorOpti
 async function startExampleDoubles(control: SimulatorControl, seed: number): Promise<Array<{ close(): Promise<void> }>> {
   const zone = 'Australia/Sydney';
   const ev = { deviceId: SIM_DEVICES.switch6M3SW, channel: 4, seed, zone };
-  const goe = await startGoeCharger(control, { ...ev, phases: 1 });
+  const goe = await startGoeCharger(control, { ...ev, phases: 1, homeDays: { weekends: true } });
   const evse = await startOpenEvse(control, { ...ev, seed: seed + 1 });
   const shelly = await startShellyRelay(control, { deviceId: SIM_DEVICES.modbus6MOne, channel: 4, seed, watts: 3000 });
   console.log('Device doubles (built from each maker\'s public API documentation, on the simulator\'s clock):');
-  console.log(`  go-eCharger (API v2)  ${goe.url}   on ${SIM_DEVICES.switch6M3SW} channel 5 (EV charger); the go-e example's GOE`);
+  console.log(`  go-eCharger (API v2)  ${goe.url}   on ${SIM_DEVICES.switch6M3SW} channel 5 (EV charger, its car home at night and all weekend); the go-e example's GOE`);
   console.log(`  OpenEVSE              ${evse.url}   on the same channel (a second car)`);
   console.log(`  Shelly Gen2 relay     ${shelly.url}   a 3 kW water heater on ${SIM_DEVICES.modbus6MOne} channel 5; the Shelly example's SHELLY`);
   return [goe, evse, shelly];

@@ -8,7 +8,7 @@ import { SimulatorState, type StateOptions } from './state.js';
 import type { SimulatorControl } from './types.js';
 
 export { SIM_DEVICES, SIM_KEYS } from './fleet.js';
-export { startGoeCharger, startOpenEvse, startShellyRelay, visitAt, visitOf, carLimitW, GoeCharger, OpenEvseCharger, ShellyRelay, type RunningDouble, type Visit } from './devices/index.js';
+export { startGoeCharger, startOpenEvse, startShellyRelay, visitAt, visitOf, homeDay, carLimitW, GoeCharger, OpenEvseCharger, ShellyRelay, type RunningDouble, type Visit } from './devices/index.js';
 export { SIM_AMBER_KEY, amberSiteId } from './prices/sites.js';
 export { AMBER_BASE_PATH } from './prices/amberApi.js';
 export {

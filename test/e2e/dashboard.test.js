@@ -338,7 +338,7 @@ describe('e2e: dashboard', function () {
 
   it('Now: consumption, solar, grid and self-consumption as numbers with units, and when they were read', async () => {
     await page.goto(`${demo.dashboardUrl}/energy`);
-    await page.waitForSelector(`${widget(T.now)} [data-tile="consumption"]`, { timeout: 30000 });
+    await page.waitForSelector(`${widget(T.now)} [data-tile="consumption"]`);
     const tiles = await page.$$eval(`${widget(T.now)} .ed-tile`, (els) => els.map((e) => ({
       key: e.dataset.tile, label: e.querySelector('.ed-label').innerText, number: e.querySelector('.ed-number').innerText, unit: e.querySelector('.ed-unit').innerText,
     })));
@@ -370,7 +370,7 @@ describe('e2e: dashboard', function () {
   });
 
   it("Today: the grid kWh and each circuit's kWh equal the sum of the API's entries; names are the channels' labels", async () => {
-    await page.waitForSelector(`${widget(T.today)} [data-tile="import"]`, { timeout: 30000 });
+    await page.waitForSelector(`${widget(T.today)} [data-tile="import"]`);
     const span = await page.$eval(`${widget(T.today)} .ed-updated`, (e) => ({ from: Number(e.dataset.from), to: Number(e.dataset.to) }));
     const entries = (await client.getLongEnergy(SITE, { fromTs: span.from, toTs: span.to, granularity: '5m' })).filter((e) => e.timestamp > span.from);
     assert.ok(entries.length > 0);
@@ -430,9 +430,9 @@ describe('e2e: dashboard', function () {
     const target = device.switches[device.switches.length - 1];
     const load = LOADS.find((n) => n.switchId === target.id).name;
     const row = `${widget(T.switches)} [data-switch="${target.id}"]`;
-    await page.waitForSelector(row, { timeout: 20000 });
+    await page.waitForSelector(row);
     // The load list's first evaluation: from then on the switch list shows the switch as its load-control node sees it.
-    await page.waitForFunction((sel) => document.querySelector(sel) && !/waiting for the first evaluation/.test(document.querySelector(sel).innerText), `${widget(T.loads)} .ed-load[data-load="${load}"]`, { timeout: 30000 });
+    await page.waitForFunction((sel) => document.querySelector(sel) && !/waiting for the first evaluation/.test(document.querySelector(sel).innerText), `${widget(T.loads)} .ed-load[data-load="${load}"]`);
     const label = (state) => (state === 'closed' ? target.closedStateLabel : target.openStateLabel);
     const now = (await client.getDevice(SITE)).switches.find((s) => s.id === target.id).state;
     const wanted = now === 'closed' ? 'open' : 'closed';
@@ -440,7 +440,7 @@ describe('e2e: dashboard', function () {
     assert.strictEqual(before.switchState, label(now));
     assert.strictEqual(before.loadState, label(now), 'the load list shows the same state');
     await page.click(`${row} button:has-text("Switch to ${label(wanted)}")`);
-    await page.waitForSelector(`${row} .ed-pending:has-text("switching to ${label(wanted)}")`, { timeout: 10000 });
+    await page.waitForSelector(`${row} .ed-pending:has-text("switching to ${label(wanted)}")`);
     assert.strictEqual((await bothRows(target.id, load)).loadState, `switching to ${label(wanted)}…`, 'pending in both lists');
     await h.screenshot(page, 'dashboard-switch-pending.png', { fullPage: true });
     const confirmedAt = await deviceConfirms(target.id);
@@ -452,7 +452,7 @@ describe('e2e: dashboard', function () {
     fs.writeFileSync(path.join(h.ARTIFACTS, 'dashboard-switch-shown-after-ms.json'), JSON.stringify({ switchList: shown.afterMs }));
     assert.strictEqual((await client.getDevice(SITE)).switches.find((s) => s.id === target.id).state, wanted);
     await page.click(`${widget(T.loads)} .ed-load[data-load="${load}"] button:has-text("Auto")`);
-    await page.waitForFunction((sel) => !document.querySelector(sel).querySelector('.ed-override'), `${widget(T.loads)} .ed-load[data-load="${load}"]`, { timeout: 15000 });
+    await page.waitForFunction((sel) => !document.querySelector(sel).querySelector('.ed-override'), `${widget(T.loads)} .ed-load[data-load="${load}"]`);
     await page.setViewportSize({ width: 1280, height: 1000 });
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.waitForTimeout(500);
@@ -473,7 +473,7 @@ describe('e2e: dashboard', function () {
       colour: getComputedStyle(e).borderLeftColor,
     })));
     // Loads with a run target may be switching already (their plan runs at any hour): only the first evaluation is waited for.
-    await page.waitForFunction((sel) => document.querySelectorAll(sel).length === 3 && [...document.querySelectorAll(sel)].every((e) => !/waiting for the first evaluation/.test(e.innerText)), rows, { timeout: 30000 });
+    await page.waitForFunction((sel) => document.querySelectorAll(sel).length === 3 && [...document.querySelectorAll(sel)].every((e) => !/waiting for the first evaluation/.test(e.innerText)), rows);
     const current = await client.getDevice(SITE);
     const before = await read();
     assert.deepStrictEqual(before.map((r) => r.id), LOADS.map((n) => n.name), 'one row per load-control node, by priority');
@@ -499,7 +499,7 @@ describe('e2e: dashboard', function () {
     const sw = current.switches.find((s) => s.id === pool.switchId);
     const row = `${rows}[data-load="pool pump"]`;
     await page.click(`${row} button:has-text("On 1 h")`);
-    await page.waitForFunction((sel) => /Manual: .* for (60|59) min more/.test(document.querySelector(sel).innerText), row, { timeout: 15000 });
+    await page.waitForFunction((sel) => /Manual: .* for (60|59) min more/.test(document.querySelector(sel).innerText), row);
     await confirmed(async () => (await client.getDevice(SITE)).switches.find((s) => s.id === pool.switchId).state === 'closed', 'the pool pump\'s switch closed');
     // The node follows its own pending change every 5 s whatever its 120 s interval: the row follows the
     // device within one such poll (and the dashboard's push), wherever the wall clock is in that interval.
@@ -511,13 +511,13 @@ describe('e2e: dashboard', function () {
 
     // Auto: the override ends at once.
     await page.click(`${row} button:has-text("Auto")`);
-    await page.waitForFunction((sel) => !document.querySelector(sel).querySelector('.ed-override'), row, { timeout: 15000 });
+    await page.waitForFunction((sel) => !document.querySelector(sel).querySelector('.ed-override'), row);
     assert.doesNotMatch((await read()).find((r) => r.id === 'pool pump').reason, /^manual override/);
   });
 
   it('Site: the picker lists the devices of the key', async () => {
     await page.click(`${widget(T.site)} .v-field`);
-    await page.waitForSelector('.v-overlay .v-list-item', { timeout: 10000 });
+    await page.waitForSelector('.v-overlay .v-list-item');
     const items = await page.$$eval('.v-overlay .v-list-item', (els) => els.map((e) => e.innerText));
     await page.keyboard.press('Escape');
     assert.ok(items.length > 1, items.join(' | '));
@@ -551,8 +551,8 @@ describe('e2e: dashboard', function () {
   it('reads on a phone: the page the whole width, nothing cut, legends whole, the menu over the page', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${demo.dashboardUrl}/energy`);
-    await page.waitForSelector(`${widget(T.now)} [data-tile="consumption"]`, { timeout: 20000 });
-    await page.waitForSelector(`${widget(T.circuits)} .ed-circuit`, { timeout: 20000 });
+    await page.waitForSelector(`${widget(T.now)} [data-tile="consumption"]`);
+    await page.waitForSelector(`${widget(T.circuits)} .ed-circuit`);
     await page.waitForTimeout(1000);
     const overflow = await page.evaluate(() => document.scrollingElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 1, `${overflow} px of sideways scrolling`);
@@ -575,7 +575,7 @@ describe('e2e: dashboard', function () {
 
     // The menu opens over the page, which keeps its width, and lists each page with an icon of its own.
     await page.click('.v-app-bar-nav-icon');
-    await page.waitForSelector('[data-el="nav-drawer"].v-navigation-drawer--active', { timeout: 10000 });
+    await page.waitForSelector('[data-el="nav-drawer"].v-navigation-drawer--active');
     await page.waitForTimeout(500);
     assert.deepStrictEqual(await groupEdges(), edges, 'the open menu leaves the page as it was');
     const pages = await page.$$eval('[data-el="nav-drawer"] .v-list-item', (els) => els.map((e) => ({
@@ -585,7 +585,7 @@ describe('e2e: dashboard', function () {
     assert.strictEqual(new Set(pages.map((p) => p.icon)).size, pages.length, JSON.stringify(pages));
     await h.screenshot(page, 'dashboard-phone-menu.png');
     await page.click('[data-el="nav-drawer"] .v-list-item:has-text("History")');
-    await page.waitForFunction(() => !document.querySelector('[data-el="nav-drawer"].v-navigation-drawer--active'), null, { timeout: 10000 });
+    await page.waitForFunction(() => !document.querySelector('[data-el="nav-drawer"].v-navigation-drawer--active'), null);
 
     for (const view of ['Day', 'Year']) {
       await page.click(`${widget(T.view)} button:has-text("${view}")`);
@@ -665,7 +665,7 @@ describe('e2e: dashboard at the instants of a clock change', function () {
   at('2026-04-05T23:30', 'the Day view of the day daylight saving time ends has a bar for each of its 25 hours', async (o) => {
     // The flows know the device (and so its zone) once the Energy page shows its reading.
     await o.page.goto(`${o.demo.dashboardUrl}/energy`);
-    await o.page.waitForFunction(({ sel, zone }) => { const e = document.querySelector(sel); return e && e.innerText.includes(zone); }, { sel: `${widget(T.now)} .ed-updated`, zone: SITE_ZONE }, { timeout: 30000 });
+    await o.page.waitForFunction(({ sel, zone }) => { const e = document.querySelector(sel); return e && e.innerText.includes(zone); }, { sel: `${widget(T.now)} .ed-updated`, zone: SITE_ZONE });
     await o.page.goto(`${o.demo.dashboardUrl}/energy-history`);
     const chart = await assertHistoryView(o, 'Day');
     const hours = chart.series[0].data.map((d) => d[0]);

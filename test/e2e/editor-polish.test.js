@@ -118,7 +118,7 @@ describe('e2e: editor polish', function () {
     await openDialog('energy-query');
     assert.strictEqual(await page.inputValue('#node-input-deviceId'), DEVICE);
     const button = page.locator('#node-input-deviceId ~ .energy-api-choices');
-    await page.waitForFunction(() => !$('#node-input-deviceId ~ .energy-api-choices').prop('disabled'), null, { timeout: 10000 });
+    await page.waitForFunction(() => !$('#node-input-deviceId ~ .energy-api-choices').prop('disabled'), null);
     const listed = await page.$$eval('#node-input-deviceId-options option', (els) => els.length);
     await button.click();
     const items = page.locator('.red-ui-popover-panel:visible .red-ui-menu li');
@@ -136,7 +136,7 @@ describe('e2e: editor polish', function () {
     await page.fill('#node-input-deviceId', NO_SWITCHES);
     await page.dispatchEvent('#node-input-deviceId', 'change');
     const hint = page.locator('#energy-switch-control-switch-hint');
-    await page.waitForFunction(() => /no switches/.test($('#energy-switch-control-switch-hint').text()), null, { timeout: 10000 });
+    await page.waitForFunction(() => /no switches/.test($('#energy-switch-control-switch-hint').text()), null);
     assert.ok(await hint.isVisible());
     assert.match(await hint.innerText(), new RegExp(NO_SWITCHES));
     await h.screenshot(page, 'polish-no-switches.png');
@@ -215,7 +215,7 @@ describe('e2e: editor polish', function () {
 
   it('the config dialog states what its nodes cost a day', async () => {
     await page.evaluate((id) => RED.editor.editConfig('', 'energy-api', id), CONFIG);
-    await page.waitForFunction(() => /requests a day/.test($('#energy-api-budget-state').text()), null, { timeout: 10000 });
+    await page.waitForFunction(() => /requests a day/.test($('#energy-api-budget-state').text()), null);
     assert.match(await page.locator('#energy-api-budget-state').innerText(), /about [\d,]+ requests a day/);
     await h.screenshot(page, 'polish-config-budget.png');
     await page.click('#node-config-dialog-cancel');

@@ -63,7 +63,7 @@ describe('e2e: examples imported into a Node-RED without Dashboard 2', function 
       const ids = [];
       RED.nodes.eachWorkspace((w) => ids.push(w.id));
       return ids.filter((id) => !known.includes(id)).length === 1;
-    }, before, { timeout: 10000 });
+    }, before);
     const added = (await workspaces()).filter((id) => !before.includes(id));
     // The imported nodes follow the mouse until a click drops them (anchored at the first node, the comment):
     // drop them where the flow JSON puts that node, as a user lining the flow up with the canvas does.

@@ -75,7 +75,7 @@ describe('e2e: example flows', function () {
       await page.click('#red-ui-clipboard-dialog-ok');
       // The demo already has these ids: Node-RED offers "Import copy", which keeps the shared config nodes.
       const copy = page.locator('.red-ui-notification button:has-text("Import copy")');
-      await copy.click({ timeout: 5000 });
+      await copy.click();
       await page.waitForSelector('#red-ui-clipboard-dialog', { state: 'hidden' });
     }
     // Flow groups have x/y too, but RED.nodes.eachNode() does not list them.

@@ -49,7 +49,7 @@ describe('e2e: a fleet of 307 devices on one key', function () {
     const nodeId = await page.evaluate(() => RED.nodes.filterNodes({ type: 'energy-query' }).find((n) => !n.d).id);
     await page.evaluate((id) => RED.editor.edit(RED.nodes.node(id)), nodeId);
     await page.waitForSelector('#node-input-deviceId', { state: 'visible' });
-    await page.waitForFunction(() => !$('#node-input-deviceId ~ .energy-api-choices').prop('disabled'), null, { timeout: 30000 });
+    await page.waitForFunction(() => !$('#node-input-deviceId ~ .energy-api-choices').prop('disabled'), null);
     await page.click('#node-input-deviceId ~ .energy-api-choices');
     const panel = '.red-ui-popover-panel:visible';
     const items = page.locator(`${panel} .red-ui-menu li`);
@@ -63,7 +63,7 @@ describe('e2e: a fleet of 307 devices on one key', function () {
     const word = business.label.split(' ')[0];
     const expected = devices.filter((d) => `${d.id} ${d.label} ${d.model}`.toLowerCase().includes(word.toLowerCase()) && `${d.id} ${d.label} ${d.model}`.includes(business.model));
     await page.locator(`${panel} input.energy-api-choices-search`).pressSequentially(`${word.toLowerCase()} ${business.model}`, { delay: 15 });
-    await page.waitForFunction((n) => $('.red-ui-popover-panel:visible .red-ui-menu li').length === n, Math.min(SHOWN, expected.length), { timeout: 5000 });
+    await page.waitForFunction((n) => $('.red-ui-popover-panel:visible .red-ui-menu li').length === n, Math.min(SHOWN, expected.length));
     const listed = await items.allInnerTexts();
     assert.ok(listed.every((text) => text.toLowerCase().includes(word.toLowerCase()) && text.includes(business.model)), listed.join(' | '));
     await h.screenshot(page, 'fleet-device-picker-search.png');
@@ -73,7 +73,7 @@ describe('e2e: a fleet of 307 devices on one key', function () {
     await search.fill('');
     const target = devices[devices.length - 1];
     await search.pressSequentially(target.id, { delay: 10 });
-    await page.waitForFunction(() => $('.red-ui-popover-panel:visible .red-ui-menu li').length === 1, null, { timeout: 5000 });
+    await page.waitForFunction(() => $('.red-ui-popover-panel:visible .red-ui-menu li').length === 1, null);
     await search.press('Enter');
     assert.strictEqual(await page.inputValue('#node-input-deviceId'), target.id);
 
@@ -92,7 +92,7 @@ describe('e2e: a fleet of 307 devices on one key', function () {
 
   it('the config node states what its nodes cost a day in one readable line', async () => {
     await page.evaluate((id) => RED.editor.editConfig('', 'energy-api', id), DEMO_CONFIG_ID);
-    await page.waitForFunction(() => /requests a day/.test($('#energy-api-budget-state').text()), null, { timeout: 15000 });
+    await page.waitForFunction(() => /requests a day/.test($('#energy-api-budget-state').text()), null);
     const text = await page.locator('#energy-api-budget-state').innerText();
     // The key's daily limit as the simulator sizes it for 307 devices, grouped by thousands.
     assert.match(text, /of 1,326,240\)/, text);
@@ -105,18 +105,18 @@ describe('e2e: a fleet of 307 devices on one key', function () {
 
   it('the dashboard\'s site picker narrows the sites as one types, and a site chosen is shown', async () => {
     await page.goto(demo.dashboardUrl);
-    await page.waitForSelector(`${SITE_PICKER} input`, { timeout: 30000 });
+    await page.waitForSelector(`${SITE_PICKER} input`);
     const site = devices.find((d) => /café|bakery|clinic|pharmacy|brewery/i.test(d.label) && d.label.split(' ').length === 2) || devices[devices.length - 1];
     await page.click(`${SITE_PICKER} .v-field`);
     // The field holds the site shown: select it and type over it, as one does.
     await page.keyboard.press('Control+A');
     await page.locator(`${SITE_PICKER} input`).pressSequentially(site.id, { delay: 20 });
-    await page.waitForFunction(() => document.querySelectorAll('.v-overlay .v-list-item').length === 1, null, { timeout: 10000 });
+    await page.waitForFunction(() => document.querySelectorAll('.v-overlay .v-list-item').length === 1, null);
     const offered = await page.$$eval('.v-overlay .v-list-item', (els) => els.map((e) => e.innerText));
     assert.ok(offered[0].includes(site.id) && offered[0].includes(site.label), offered.join(' | '));
     await h.screenshot(page, 'fleet-dashboard-site-search.png');
     await page.click('.v-overlay .v-list-item');
-    await page.waitForFunction(([sel, label]) => (document.querySelector(sel)?.innerText || '').includes(label), [NOW_TILES, site.label], { timeout: 30000 });
+    await page.waitForFunction(([sel, label]) => (document.querySelector(sel)?.innerText || '').includes(label), [NOW_TILES, site.label]);
     await h.screenshot(page, 'fleet-dashboard-site-chosen.png', { fullPage: true });
   });
 

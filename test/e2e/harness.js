@@ -60,6 +60,9 @@ async function launchBrowser({ clockOffsetMs, ...options } = {}) {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1440, height: 900 }, ...options,
   });
+  // A wait for a page state is bounded by the test's own timeout, sized for a loaded host, not by a few seconds per
+  // step: at load 10-14 on 2 cores a list of 307 sites took longer than 10 s to narrow.
+  context.setDefaultTimeout(0);
   const page = context.pages()[0] || (await context.newPage());
   if (clockOffsetMs !== undefined) await context.addInitScript({ content: `(${shiftDate})(window, ${clockOffsetMs});` });
   const outside = [];
@@ -93,8 +96,8 @@ async function openEditor(page, editorUrl) {
   });
   if (!res.ok) throw new Error(`POST settings/user: ${res.status}`);
   await page.goto(editorUrl);
-  await page.waitForSelector('#red-ui-palette-container-energy .red-ui-palette-node', { timeout: 30000 });
-  await page.waitForFunction(() => window.RED && RED.nodes && $('#red-ui-loading-progress').is(':hidden') !== false, null, { timeout: 30000 });
+  await page.waitForSelector('#red-ui-palette-container-energy .red-ui-palette-node');
+  await page.waitForFunction(() => window.RED && RED.nodes && $('#red-ui-loading-progress').is(':hidden') !== false, null);
 }
 
 async function screenshot(page, name, options = {}) {
@@ -109,7 +112,7 @@ async function deploy(page) {
   await page.click('#red-ui-header-button-deploy');
   try {
     // While deploying the button is disabled too, with its spinner shown.
-    await page.waitForFunction(() => $('#red-ui-header-button-deploy').hasClass('disabled') && $('.red-ui-deploy-button-spinner').is(':hidden'), null, { timeout: 15000 });
+    await page.waitForFunction(() => $('#red-ui-header-button-deploy').hasClass('disabled') && $('.red-ui-deploy-button-spinner').is(':hidden'), null);
   } catch (err) {
     const shown = [...await page.locator('.ui-dialog:visible').allInnerTexts(), ...await page.locator('.red-ui-notification:visible').allInnerTexts()];
     throw new Error(`deploy did not complete${shown.length ? `: ${shown.join(' | ')}` : ''}`);
@@ -149,7 +152,7 @@ async function dropFromPalette(page, type, at) {
     let id = null;
     RED.nodes.eachNode((n) => { if (n.type === t && !ids.includes(n.id)) id = n.id; });
     return id;
-  }, [type, known], { timeout: 5000 }).catch(() => { throw new Error(`${type} was dragged from the palette but no node was added`); });
+  }, [type, known]);
   return added.jsonValue();
 }
 

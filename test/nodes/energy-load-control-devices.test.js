@@ -246,6 +246,37 @@ describe('energy-load-control with device doubles over HTTP (Node-RED, simulator
     }
   });
 
+  it('after the plan ran it on the grid, a run on the sun keeps the disable delay: a dip holds the minimum instead of stopping at once', async function () {
+    // 12:00 local: the half hour now is the cheapest of the day, so the target's plan runs the car on the grid; at 12:30
+    // the plan hands over to the sun (it buys the rest at night), and a 3 kW heater the node does not drive then takes the surplus away.
+    const t0 = NOON - 3600;
+    f.sim.control.setClock({ now: t0 });
+    goe = await startGoeCharger(f.sim.control, { deviceId: DEV, channel: 4, seed: 5, zone: ZONE, phases: 1, alwaysHome: { needWh: 40000 } });
+    shelly = await startShellyRelay(f.sim.control, { deviceId: DEV, channel: 2, seed: 5, watts: 3000, startColdWh: 8000 });
+    await fetch(`${goe.url}/api/set?frc=1`);
+    const night = NOON + 12 * 3600; // 01:00 local
+    const prices = [
+      { start: t0 - 1800, end: t0 + 1800, price: 0.01 }, { start: t0 + 1800, end: night, price: 0.3 },
+      { start: night, end: night + 4 * 3600, price: 0.08 }, { start: night + 4 * 3600, end: night + 8 * 3600, price: 0.3 },
+    ];
+    const ctx = await setup([charger({ energyTarget: 20, by: '07:00', maxCurrent: 32 })]);
+    await f.tick(ctx, { prices, payload: 'evaluate' });
+    await run(ctx, 80, 30);
+    const sent = ctx.decisions.ev;
+    assert.equal(sent[0].reason, 'cheapest', `the plan started it: ${sent.map((m) => `${m.payload} ${m.reason}`)}`);
+    assert.ok(sent.at(-1).reason === 'surplus' && sent.at(-1).payload >= 6, `then it follows the sun: ${sent.map((m) => `${m.payload} ${m.reason}`)}`);
+    const before = sent.length;
+    const dipAt = Math.floor(f.sim.control.now());
+    await fetch(`${shelly.url}/rpc/Switch.Set?id=0&on=true`);
+    await run(ctx, 12, 30);
+    const after = ctx.decisions.ev.slice(before);
+    assert.ok(after.length >= 1, 'the dip moves the setpoint');
+    assert.deepEqual([after[0].payload, after[0].reason], [6, 'disableDelay'], `the minimum through the disable delay: ${after.map((m) => `${m.payload} ${m.reason}`)}`);
+    const stop = after.find((m) => m.payload === 0);
+    if (stop) assert.ok(stop.timestamp / 1000 - dipAt >= 180, `stopped ${stop.timestamp / 1000 - dipAt} s after the dip (disableDelay 180 s)`);
+    assert.deepEqual(ctx.caught, []);
+  });
+
   it('an energy target of 20 kWh by 07:00 is met on night prices, mostly in the cheap hours, at the charger\'s maximum', async function () {
     f.sim.control.setClock({ now: EVENING });
     goe = await startGoeCharger(f.sim.control, { deviceId: DEV, channel: 4, seed: 5, zone: ZONE, phases: 1, alwaysHome: { needWh: 40000 } });

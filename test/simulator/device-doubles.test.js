@@ -3,7 +3,7 @@
 // the solar home, so what they draw shows in that channel's and the grid's short energy after the device's delay; the
 // car's seeded timetable; what the docs say each request answers.
 const assert = require('node:assert/strict');
-const { startSimulator, startGoeCharger, startOpenEvse, startShellyRelay, visitOf, SIM_DEVICES } = require('../../dist/simulator');
+const { startSimulator, startGoeCharger, startOpenEvse, startShellyRelay, visitOf, visitAt, SIM_DEVICES } = require('../../dist/simulator');
 
 const DEV = SIM_DEVICES.switch6M3SW;
 const ZONE = 'Australia/Sydney';
@@ -46,6 +46,31 @@ describe('device doubles (simulator)', function () {
       const hour = DateTime.fromSeconds(visitOf(opts, day).arrive, { zone: ZONE }).hour;
       assert.ok(hour === 17 || hour === 18, `${date}: arrives at ${hour}h local`);
     }
+  });
+
+  it('with homeDays the car stays home all weekend and on a seeded share of weekdays; the other days keep the weekday timetable', function () {
+    const { DateTime } = require('luxon');
+    const plain = { seed: 7, zone: ZONE };
+    const opts = { ...plain, homeDays: { weekends: true, workFromHome: 0.2 } };
+    const hour = (t) => { const d = DateTime.fromSeconds(t, { zone: ZONE }); return d.hour + d.minute / 60; };
+    let workFromHome = 0;
+    for (let day = 20500; day < 20560; day += 1) {
+      const noon = DateTime.fromSeconds(day * 86400, { zone: 'UTC' }).setZone(ZONE, { keepLocalTime: true }).set({ hour: 12 });
+      const weekend = noon.weekday >= 6;
+      const v = visitOf(opts, day);
+      assert.deepEqual(visitOf(opts, day), v, 'the same for a seed');
+      assert.ok(hour(v.arrive) >= 17.2 && hour(v.arrive) <= 18.8 && hour(v.leave) >= 6.9 && hour(v.leave) <= 8.1, `${noon.toISODate()}: about 18:00 to about 07:30`);
+      assert.ok(DateTime.fromSeconds(v.arrive, { zone: ZONE }).weekday <= 5, 'it comes home on a day it left: a weekday');
+      const home = visitAt(opts, noon.toSeconds()) !== undefined;
+      if (weekend) assert.ok(home, `${noon.toISODate()}: home on a ${noon.weekdayLong}`);
+      else if (home) workFromHome += 1;
+      else {
+        assert.equal(visitAt(plain, noon.toSeconds()), undefined);
+        // A weekday it leaves after a weekday night: the night as without home days.
+        if (DateTime.fromSeconds(v.leave, { zone: ZONE }).toISODate() === noon.plus({ days: 1 }).toISODate()) assert.deepEqual(v, visitOf(plain, day));
+      }
+    }
+    assert.ok(workFromHome >= 3 && workFromHome <= 16, `a share of the weekdays at home: ${workFromHome} of about 43`);
   });
 
   it('go-e: /api/set amp and frc take effect after the device delay; the draw shows on its channel and the grid', async function () {

@@ -56,6 +56,8 @@ export function evaluateModulating(input: ModulatingInput): ModulatingResult {
   if (energy) next.energy = energy.count;
   if (!decision.memory.enableSince) delete next.enableSince;
   if (!decision.memory.disableSince) delete next.disableSince;
+  // A run on the sun after the plan's run on the grid is the sun's: its dips wait out the disable delay again.
+  if (!decision.memory.planRun) delete next.planRun;
   if (on !== wasOn || memory.state === undefined) next.since = now;
   const watts = setpointWatts(power, next);
   let holdsW = 0;

@@ -1,4 +1,7 @@
-/** A car that comes home in the evening and leaves in the morning, on a seeded timetable (one visit a night). */
+/**
+ * A car that comes home in the evening and leaves in the morning, on a seeded timetable (one visit a night), and with
+ * `homeDays` stays home some days (weekends, a day working from home) from the evening before to the next workday.
+ */
 import { IANAZone } from 'luxon';
 import { between, noise } from '../site/random.js';
 
@@ -13,6 +16,11 @@ export interface CarOptions {
   maxW3?: number;
   /** The car stays home all day (a second car, a day off): a visit of `needWh` from local midnight to midnight. */
   alwaysHome?: { needWh: number };
+  /**
+   * Days the car does not leave in the morning and stays home in daylight: Saturdays and Sundays with `weekends`, and
+   * a seeded share of the other days (`workFromHome`, 0–1). Absent: it leaves every morning.
+   */
+  homeDays?: { weekends?: boolean; workFromHome?: number };
 }
 
 export interface Visit {
@@ -25,9 +33,22 @@ export interface Visit {
 
 const DAY = 86400;
 
+/** The car stays home all of local day `day` (days since 1970 in the zone; day 0 was a Thursday). */
+export function homeDay(options: CarOptions, day: number): boolean {
+  const home = options.homeDays;
+  if (!home) return false;
+  const weekday = ((day + 3) % 7) + 1; // 1 = Monday … 7 = Sunday
+  if (home.weekends && weekday >= 6) return true;
+  return noise(options.seed, 0xca4, day) < (home.workFromHome ?? 0);
+}
+
+/** The longest run of home days looked back over (a visit is at most this long). */
+const MAX_HOME_RUN = 14;
+
 /**
- * The visit of local day `day` (days since 1970 in the zone): it arrives about 18:00 (17:15–18:45), leaves about 07:30
- * the next morning (07:00–08:00) and needs 15–40 kWh. The same seed always gives the same timetable.
+ * The visit the car is home for on the night of local day `day` (days since 1970 in the zone): it arrives about 18:00
+ * (17:15–18:45) on a day it left in the morning, leaves about 07:30 (07:00–08:00) on the next morning that is not a
+ * home day, and needs 15–40 kWh. The same seed always gives the same timetable.
  */
 export function visitOf(options: CarOptions, day: number): Visit {
   const zone = IANAZone.create(options.zone);
@@ -38,9 +59,13 @@ export function visitOf(options: CarOptions, day: number): Visit {
     const first = wall - zone.offset(wall * 1000) * 60;
     return Math.round(wall - zone.offset(first * 1000) * 60);
   };
-  const arrive = local(day, 18 + between(noise(options.seed, 0xca1, day), -0.75, 0.75));
-  const leave = local(day + 1, 7.5 + between(noise(options.seed, 0xca2, day), -0.5, 0.5));
-  return { arrive, leave, needWh: Math.round(between(noise(options.seed, 0xca3, day), 15000, 40000)) };
+  let arriveDay = day;
+  while (arriveDay > day - MAX_HOME_RUN && homeDay(options, arriveDay)) arriveDay -= 1;
+  let leaveDay = day + 1;
+  while (leaveDay < arriveDay + MAX_HOME_RUN && homeDay(options, leaveDay)) leaveDay += 1;
+  const arrive = local(arriveDay, 18 + between(noise(options.seed, 0xca1, arriveDay), -0.75, 0.75));
+  const leave = local(leaveDay, 7.5 + between(noise(options.seed, 0xca2, leaveDay - 1), -0.5, 0.5));
+  return { arrive, leave, needWh: Math.round(between(noise(options.seed, 0xca3, arriveDay), 15000, 40000)) };
 }
 
 /** The visit going on at t, if the car is home. */

@@ -12,7 +12,7 @@ import { OpenEvseCharger, type OpenEvseOptions } from './openevse.js';
 export { GoeCharger } from './goe.js';
 export { ShellyRelay } from './shelly.js';
 export { OpenEvseCharger } from './openevse.js';
-export { visitAt, visitOf, carLimitW, type Visit } from './car.js';
+export { visitAt, visitOf, homeDay, carLimitW, type Visit } from './car.js';
 
 export interface RunningDouble<D> {
   /** http://127.0.0.1:PORT: the device's address. */
