@@ -5,9 +5,9 @@ import { LocalPaceStore, type PaceDecision, type PaceStore, type PaceTicket } fr
 import type { RateLimitState, RequestPriority } from './types.js';
 
 export interface LimiterOptions {
-  /** Requests per second assumed until the service's headers say otherwise (default 5, the live service's floor). */
+  /** Requests per second assumed until the service's headers say otherwise (default 5, the live service's floor; Infinity: no pace). */
   tps?: number;
-  /** Requests per UTC day allowed for the key until the service says otherwise (default 10000). */
+  /** Requests per UTC day allowed for the key until the service says otherwise (default 10000; Infinity: no daily budget). */
   tpd?: number;
   /** Wall clock in ms (default Date.now): decides the day of the daily budget. */
   now?: () => number;
@@ -142,6 +142,11 @@ export class RateLimiter extends EventEmitter {
   /** True while every request waits after a 429 (see pauseFor). */
   get paused(): boolean {
     return this.monotonic() < this.pausedUntil;
+  }
+
+  /** Ms until the pause after a 429 ends, on the monotonic clock (0: not paused). */
+  pauseLeftMs(): number {
+    return Math.max(0, this.pausedUntil - this.monotonic());
   }
 
   /** Makes every request wait `ms` from now (after a 429). */
@@ -407,7 +412,7 @@ export class RateLimiter extends EventEmitter {
 }
 
 function positive(value: number | undefined, fallback: number): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : fallback;
+  return typeof value === 'number' && !Number.isNaN(value) && value > 0 ? value : fallback;
 }
 
 function nextUtcMidnight(ms: number): number {

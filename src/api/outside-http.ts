@@ -1,11 +1,10 @@
 /**
  * The one HTTP path to the services beside the energy API (Amber's prices, the forecast sources): one axios instance
- * (answers read as text, no redirects, no proxy), the key never in an error, and one gate per provider, address and
- * key in the process that sends nothing while the provider said to wait (a 429, or nothing remaining). It never
- * retries: its callers poll on a schedule. The energy API has its own path (transport.ts) with the key's limiter.
+ * (answers read as text, no redirects, no proxy), the key never in an error. Each request goes through its provider
+ * key's limiter (outside-limits.ts). It never retries: its callers poll on a schedule. The energy API has its own path
+ * (transport.ts) with the key's limiter.
  */
 import axios from 'axios';
-import { createHash } from 'node:crypto';
 import { redactKey } from './errors.js';
 import { OutsideServiceError } from './outside-errors.js';
 
@@ -64,49 +63,6 @@ export async function getJson(url: string, options: GetOptions): Promise<HttpAns
     body = undefined;
   }
   return { status: response.status, headers: response.headers as Record<string, unknown>, body };
-}
-
-interface Gate {
-  /** Node-clock ms before which nothing is sent. */
-  until: number;
-  /** The provider's stated limit for the key, when it says it. */
-  limit?: number;
-}
-
-/** When a provider lets a key (or this client's address) ask again, shared in the process. */
-const gates = new Map<string, Gate>();
-
-export function gateId(provider: string, baseUrl: string, apiKey = ''): string {
-  return `${provider}\n${baseUrl}\n${createHash('sha256').update(apiKey).digest('hex')}`;
-}
-
-export function blockedUntil(id: string, nowMs: number): number {
-  const until = gates.get(id)?.until ?? 0;
-  return until > nowMs ? until : 0;
-}
-
-export function block(id: string, untilMs: number): void {
-  const gate = gates.get(id);
-  if (gate) gate.until = Math.max(gate.until, untilMs);
-  else gates.set(id, { until: untilMs });
-}
-
-export function unblock(id: string): void {
-  const gate = gates.get(id);
-  if (gate?.limit === undefined) gates.delete(id);
-  else gate.until = 0;
-}
-
-/** The limit a provider stated for the key (a RateLimit-Limit header), for errors. */
-export function noteLimit(id: string, limit: number | undefined): void {
-  if (limit === undefined) return;
-  const gate = gates.get(id);
-  if (gate) gate.limit = limit;
-  else gates.set(id, { until: 0, limit });
-}
-
-export function limitOf(id: string): number | undefined {
-  return gates.get(id)?.limit;
 }
 
 /** A header's number, or undefined. */

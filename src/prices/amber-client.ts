@@ -1,11 +1,13 @@
 // A small client of Amber Electric's public price API (no Node-RED): GET /sites and
-// /sites/{siteId}/prices/current, bearer key, one gate per key in the process that follows the IETF
-// RateLimit headers Amber sends (RateLimit-Remaining, RateLimit-Reset in seconds) and, after a 429,
-// sends nothing on that key until the window resets. It never retries on its own: its caller polls on a
-// schedule and simply tries again at the next slot.
+// /sites/{siteId}/prices/current, bearer key, one limiter per key in the process (api/outside-limits.ts) whose rules
+// follow the IETF RateLimit headers Amber sends (RateLimit-Remaining, RateLimit-Reset in seconds) and, after a 429 or
+// with none remaining, send nothing on that key until the window resets. It never retries on its own: its caller polls
+// on a schedule and simply tries again at the next slot.
 import { describeKey, redactKey } from '../api/errors.js';
 import { OutsideServiceError } from '../api/outside-errors.js';
-import { block, blockedUntil, checkBaseUrl, gateId, getJson, headerNumber, limitOf, noteLimit, unblock } from '../api/outside-http.js';
+import { checkBaseUrl, getJson, headerNumber } from '../api/outside-http.js';
+import { acquireOutsideLimiter, type OutsideLimiter, type OutsideRules } from '../api/outside-limits.js';
+import type { Lease } from '../api/shared-resources.js';
 
 export const AMBER_BASE_URL = 'https://api.amber.com.au/v1';
 /** Amber's documented cap on previous + next + 1. */
@@ -14,10 +16,24 @@ export const AMBER_MAX_INTERVALS = 2048;
 const DEFAULT_BLOCK_S = 60;
 const AMBER = 'Amber';
 
+/**
+ * Amber states no fixed pace or daily budget: each answer carries the key's window in the IETF RateLimit headers
+ * (RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset in seconds), and nothing is sent once none remain.
+ */
+export const AMBER_RULES: OutsideRules = {
+  provider: AMBER,
+  holdAfter(answer, nowMs) {
+    const remaining = headerNumber(answer.headers, 'ratelimit-remaining');
+    if (answer.status !== 429 && remaining !== 0) return undefined;
+    return nowMs + (headerNumber(answer.headers, 'ratelimit-reset') ?? DEFAULT_BLOCK_S) * 1000;
+  },
+  statedLimit: (answer) => headerNumber(answer.headers, 'ratelimit-limit'),
+};
+
 export interface AmberClientOptions {
   baseUrl?: string;
   apiKey: string;
-  /** Clock (ms) of the rate-limit gate; default Date.now. */
+  /** Clock (ms) of the key's limiter; default Date.now. */
   now?: () => number;
   timeoutMs?: number;
 }
@@ -30,8 +46,8 @@ export interface CurrentPricesQuery {
 
 export class AmberClient {
   private readonly baseUrl: string;
-  /** The key's gate, shared by every client of the same address and key in the process. */
-  private readonly gate: string;
+  /** The key's limiter, shared by every client of the same address and key in the process. */
+  private readonly limits: Lease<OutsideLimiter>;
   private readonly apiKey: string;
   private readonly now: () => number;
   private readonly timeoutMs?: number;
@@ -42,12 +58,17 @@ export class AmberClient {
     this.apiKey = options.apiKey;
     this.now = options.now ?? Date.now;
     this.timeoutMs = options.timeoutMs;
-    this.gate = gateId(AMBER, this.baseUrl, options.apiKey);
+    this.limits = acquireOutsideLimiter(AMBER_RULES, this.baseUrl, options.apiKey, this.now);
   }
 
   /** Node-clock ms until which the key must wait (0 = free now). */
   get blockedUntil(): number {
-    return blockedUntil(this.gate, this.now());
+    return this.limits.value.blockedUntil;
+  }
+
+  /** Lets go of the key's limiter (stopped with its last client). */
+  close(): Promise<void> {
+    return this.limits.release();
   }
 
   sites(signal?: AbortSignal): Promise<unknown[]> {
@@ -66,13 +87,12 @@ export class AmberClient {
       throw new OutsideServiceError({
         provider: AMBER, status: 0, code: 'RATE_LIMITED', sent: false, method: 'GET', path,
         message: `Amber's rate limit for key ${describeKey(this.apiKey)} resets in ${Math.ceil((blocked - this.now()) / 1000)} s: nothing sent before then`,
-        rateLimit: { limit: limitOf(this.gate), remaining: 0, resetAt: Math.ceil(blocked / 1000) },
+        rateLimit: { limit: this.limits.value.statedLimit, remaining: 0, resetAt: Math.ceil(blocked / 1000) },
       });
     }
-    const answer = await getJson(`${this.baseUrl}${path}`, {
+    const answer = await this.limits.value.send(path, () => getJson(`${this.baseUrl}${path}`, {
       params, signal, secret: this.apiKey, provider: AMBER, timeoutMs: this.timeoutMs, headers: { Authorization: `Bearer ${this.apiKey}` },
-    });
-    this.learn(answer.headers, answer.status);
+    }), signal);
     const body = answer.body;
     if (answer.status === 200 && Array.isArray(body)) return body;
     const said = body && typeof body === 'object' && typeof (body as { message?: unknown }).message === 'string' ? redactKey((body as { message: string }).message, this.apiKey).slice(0, 200) : undefined;
@@ -84,16 +104,7 @@ export class AmberClient {
     throw new OutsideServiceError({
       provider: AMBER, status: answer.status, code, method: 'GET', path, apiMessage: said,
       message: answer.status === 200 ? 'Amber answered with something that is not a list of intervals' : `${answer.status}: ${meaning[answer.status] ?? 'Amber answered with an error'}${said ? ` (${said})` : ''}`,
-      rateLimit: answer.status === 429 ? { limit: limitOf(this.gate), remaining: 0, resetAt: Math.ceil(blockedUntil(this.gate, this.now()) / 1000) } : undefined,
+      rateLimit: answer.status === 429 ? { limit: this.limits.value.statedLimit, remaining: 0, resetAt: Math.ceil(this.blockedUntil / 1000) } : undefined,
     });
-  }
-
-  /** Follows RateLimit-Remaining and RateLimit-Reset: with none left, or after a 429, nothing is sent until the reset. */
-  private learn(headers: Record<string, unknown>, status: number): void {
-    const remaining = headerNumber(headers, 'ratelimit-remaining');
-    const resetS = headerNumber(headers, 'ratelimit-reset');
-    noteLimit(this.gate, headerNumber(headers, 'ratelimit-limit'));
-    if (status === 429 || remaining === 0) block(this.gate, this.now() + (resetS ?? DEFAULT_BLOCK_S) * 1000);
-    else if (status < 400) unblock(this.gate);
   }
 }

@@ -5,6 +5,7 @@
  * lasts the series' step (or less at sunrise); `result.watts` is the fallback when that is missing. The rate limit
  * comes in X-Ratelimit-* headers; a 429 names the time to ask again in X-Ratelimit-Retry-At.
  */
+import type { OutsideRules } from '../../api/outside-limits.js';
 import type { ReadForecast, SourceSettings } from './types.js';
 import { commonStep, finite, watts } from './values.js';
 
@@ -50,9 +51,16 @@ export function readForecastSolar(body: unknown): ReadForecast | undefined {
   return out;
 }
 
-/** Node-clock ms when Forecast.Solar lets this address ask again after a 429: its Retry-At, else in an hour. */
-export function forecastSolarRetryAt(headers: Record<string, unknown>, nowMs: number): number {
-  const raw = headers['x-ratelimit-retry-at'];
-  const at = typeof raw === 'string' ? Date.parse(raw) : NaN;
-  return Number.isFinite(at) && at > nowMs ? at : nowMs + 3600_000;
-}
+/**
+ * 12 an hour per address is neither a pace nor a daily budget: a 429 holds the address until its
+ * X-Ratelimit-Retry-At, else for an hour. Its X-Ratelimit-Limit counts an hour, so only these rules read it.
+ */
+export const FORECAST_SOLAR_RULES: OutsideRules = {
+  provider: FORECAST_SOLAR_NAME,
+  holdAfter(answer, nowMs) {
+    if (answer.status !== 429) return undefined;
+    const raw = answer.headers['x-ratelimit-retry-at'];
+    const at = typeof raw === 'string' ? Date.parse(raw) : NaN;
+    return Number.isFinite(at) && at > nowMs ? at : nowMs + 3600_000;
+  },
+};

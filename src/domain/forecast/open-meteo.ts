@@ -5,6 +5,8 @@
  * is irradiance × kWp × the loss factor (1000 W/m² on 1 kWp gives 1 kW before losses). Free for non-commercial use:
  * 600 requests a minute, 10,000 a day.
  */
+import type { OutsideRules } from '../../api/outside-limits.js';
+import { nextUtcMidnightMs } from './solcast.js';
 import type { ReadForecast, SourceSettings } from './types.js';
 import { finite, watts } from './values.js';
 
@@ -42,3 +44,18 @@ export function readOpenMeteo(body: unknown, s: SourceSettings): ReadForecast | 
   });
   return out;
 }
+
+/**
+ * 10,000 requests a UTC day per address is its daily budget; 600 a minute is far above a forecast node's pace (one
+ * request a minute at most), so no pace is kept. A 429 holds the address until 00:00 UTC when its reason names the
+ * daily limit, else for a minute.
+ */
+export const OPEN_METEO_RULES: OutsideRules = {
+  provider: OPEN_METEO_NAME,
+  perDay: 10_000,
+  holdAfter(answer, nowMs) {
+    if (answer.status !== 429) return undefined;
+    const reason = (answer.body as { reason?: unknown } | undefined)?.reason;
+    return typeof reason === 'string' && /daily/i.test(reason) ? nextUtcMidnightMs(nowMs) : nowMs + 60_000;
+  },
+};

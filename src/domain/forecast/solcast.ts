@@ -4,6 +4,7 @@
  * each period ending at `period_end` and lasting `period` (PT30M). The hobbyist plan allows 10 requests a UTC day:
  * after a 429 nothing is sent before 00:00 UTC.
  */
+import type { OutsideRules } from '../../api/outside-limits.js';
 import type { ReadForecast, SourceSettings } from './types.js';
 import { finite, isoDurationS, watts } from './values.js';
 
@@ -45,7 +46,16 @@ export function readSolcast(body: unknown): ReadForecast | undefined {
   return out;
 }
 
-/** Node-clock ms of the next 00:00 UTC, when Solcast's daily count starts again. */
-export function solcastRetryAt(nowMs: number): number {
+/** Node-clock ms of the next 00:00 UTC, when a daily count starts again. */
+export function nextUtcMidnightMs(nowMs: number): number {
   return (Math.floor(nowMs / 86_400_000) + 1) * 86_400_000;
 }
+
+/**
+ * The daily count depends on the key's plan (10 on the hobbyist one), which the node is not told: it is no budget
+ * kept here. A 429 holds the key until 00:00 UTC.
+ */
+export const SOLCAST_RULES: OutsideRules = {
+  provider: SOLCAST_NAME,
+  holdAfter: (answer, nowMs) => (answer.status === 429 ? nextUtcMidnightMs(nowMs) : undefined),
+};

@@ -1,22 +1,35 @@
 /**
- * Asks one forecast source and reads its answer into the one shape: the request and the reading are each
- * provider's (forecast-solar.ts, solcast.ts, open-meteo.ts); the HTTP path, the gate after a 429 and the errors are
- * shared (api/outside-http.ts, with Amber's prices). Errors never carry the key (it is named by its last 5 characters).
+ * Asks one forecast source and reads its answer into the one shape: the request, the reading and the rate rules are
+ * each provider's (forecast-solar.ts, solcast.ts, open-meteo.ts); the HTTP path, the limiter and the errors are shared
+ * (api/outside-http.ts, api/outside-limits.ts, with Amber's prices). Errors never carry the key (it is named by its
+ * last 5 characters).
  */
 import { describeKey, redactKey } from '../../api/errors.js';
 import { OutsideServiceError } from '../../api/outside-errors.js';
-import { FORECAST_SOLAR_NAME, FORECAST_SOLAR_URL, forecastSolarRequest, forecastSolarRetryAt, readForecastSolar } from './forecast-solar.js';
-import { block, blockedUntil, checkBaseUrl, gateId, getJson, unblock, type HttpAnswer } from '../../api/outside-http.js';
-import { OPEN_METEO_NAME, OPEN_METEO_URL, openMeteoRequest, readOpenMeteo } from './open-meteo.js';
-import { SOLCAST_NAME, SOLCAST_URL, readSolcast, solcastRequest, solcastRetryAt } from './solcast.js';
+import { checkBaseUrl, getJson } from '../../api/outside-http.js';
+import { acquireOutsideLimiter, type OutsideLimiter, type OutsideRules } from '../../api/outside-limits.js';
+import type { Lease } from '../../api/shared-resources.js';
+import { FORECAST_SOLAR_NAME, FORECAST_SOLAR_RULES, FORECAST_SOLAR_URL, forecastSolarRequest, readForecastSolar } from './forecast-solar.js';
+import { OPEN_METEO_NAME, OPEN_METEO_RULES, OPEN_METEO_URL, openMeteoRequest, readOpenMeteo } from './open-meteo.js';
+import { SOLCAST_NAME, SOLCAST_RULES, SOLCAST_URL, readSolcast, solcastRequest } from './solcast.js';
 import type { ForecastSource, ReadForecast, SourceSettings } from './types.js';
 
 export const DEFAULT_URLS: Record<ForecastSource, string> = { 'forecast.solar': FORECAST_SOLAR_URL, solcast: SOLCAST_URL, 'open-meteo': OPEN_METEO_URL };
 export const SOURCE_NAMES: Record<ForecastSource, string> = { 'forecast.solar': FORECAST_SOLAR_NAME, solcast: SOLCAST_NAME, 'open-meteo': OPEN_METEO_NAME };
+const RULES: Record<ForecastSource, OutsideRules> = { 'forecast.solar': FORECAST_SOLAR_RULES, solcast: SOLCAST_RULES, 'open-meteo': OPEN_METEO_RULES };
+
+/**
+ * The source's limiter in this process: per key for Solcast, per address for the others (they count the address
+ * asking). Its first holder's clock runs it; release it when done (the node: on close).
+ */
+export function acquireForecastLimiter(s: SourceSettings, now: () => number): Lease<OutsideLimiter> {
+  const base = checkBaseUrl(s.baseUrl || DEFAULT_URLS[s.source], SOURCE_NAMES[s.source]);
+  return acquireOutsideLimiter(RULES[s.source], base, s.source === 'solcast' ? s.apiKey : '', now);
+}
 
 export interface FetchOptions {
-  /** Node clock, ms. */
-  nowMs: number;
+  /** The source's limiter (acquireForecastLimiter). */
+  limiter: OutsideLimiter;
   signal?: AbortSignal;
 }
 
@@ -38,14 +51,6 @@ function readAnswer(s: SourceSettings, body: unknown): ReadForecast | undefined 
   return readOpenMeteo(body, s);
 }
 
-/** When the source lets this key or address ask again after a 429 (node-clock ms). */
-function retryAt(s: SourceSettings, answer: HttpAnswer, nowMs: number): number {
-  if (s.source === 'forecast.solar') return forecastSolarRetryAt(answer.headers, nowMs);
-  if (s.source === 'solcast') return solcastRetryAt(nowMs);
-  const reason = (answer.body as { reason?: unknown } | undefined)?.reason;
-  return typeof reason === 'string' && /daily/i.test(reason) ? solcastRetryAt(nowMs) : nowMs + 60_000;
-}
-
 /** What the provider said in its error body, shortened and without the key. */
 function said(body: unknown, apiKey: string | undefined): string | undefined {
   const b = (body ?? {}) as Record<string, unknown>;
@@ -63,8 +68,8 @@ export async function fetchForecast(s: SourceSettings, options: FetchOptions): P
   const name = SOURCE_NAMES[s.source];
   const base = checkBaseUrl(s.baseUrl || DEFAULT_URLS[s.source], name);
   const settings = { ...s, baseUrl: base };
-  const gate = gateId(s.source, base, s.source === 'solcast' ? s.apiKey : '');
-  const blocked = blockedUntil(gate, options.nowMs);
+  const { limiter } = options;
+  const blocked = limiter.blockedUntil;
   const who = s.source === 'solcast' ? `key ${describeKey(s.apiKey)}` : 'this address';
   if (blocked > 0) {
     throw new OutsideServiceError({
@@ -75,11 +80,10 @@ export async function fetchForecast(s: SourceSettings, options: FetchOptions): P
   }
   const request = requestOf(settings);
   const path = new URL(request.url).pathname;
-  const answer = await getJson(request.url, { params: request.params, headers: request.headers, signal: options.signal, secret: s.apiKey, provider: name });
+  const answer = await limiter.send(path, () => getJson(request.url, { params: request.params, headers: request.headers, signal: options.signal, secret: s.apiKey, provider: name }), options.signal);
   const apiMessage = said(answer.body, s.apiKey);
   if (answer.status === 429) {
-    const until = retryAt(settings, answer, options.nowMs);
-    block(gate, until);
+    const until = limiter.blockedUntil;
     throw new OutsideServiceError({
       provider: name, status: 429, code: 'TOO_MANY_REQUESTS', method: 'GET', path, apiMessage,
       message: `429: ${name}'s limit for ${who} is reached; nothing is sent before ${clock(until)} UTC${apiMessage ? ` (${apiMessage})` : ''}`,
@@ -98,7 +102,6 @@ export async function fetchForecast(s: SourceSettings, options: FetchOptions): P
       message: `${answer.status}: ${meaning[answer.status] ?? `${name} answered with an error`}${apiMessage ? ` (${apiMessage})` : ''}`,
     });
   }
-  unblock(gate);
   const read = readAnswer(settings, answer.body);
   if (!read || read.periods.length === 0) {
     throw new OutsideServiceError({

@@ -1,8 +1,10 @@
 import type { Node, NodeAPI, NodeMessageInFlow, NodeStatus } from 'node-red';
 import { DateTime } from 'luxon';
 import { OutsideServiceError } from '../../api/outside-errors.js';
+import type { OutsideLimiter } from '../../api/outside-limits.js';
+import type { Lease } from '../../api/shared-resources.js';
 import { ForecastSession, type ForecastOutput } from '../../domain/forecast/session.js';
-import { fetchForecast, SOURCE_NAMES } from '../../domain/forecast/sources.js';
+import { acquireForecastLimiter, fetchForecast, SOURCE_NAMES } from '../../domain/forecast/sources.js';
 import { shortReason, toError, errorDetails } from '../shared/errors.js';
 import { FlowNodeRuntime, isAborted, type FlowNodeDef } from '../shared/flow-node.js';
 import { upgradeSavedConfig } from '../shared/migrations.js';
@@ -50,7 +52,9 @@ export = function (RED: NodeAPI): void {
     });
     let lastFetchMs: number | undefined;
     let timer: NodeJS.Timeout | undefined;
+    let limiter: Lease<OutsideLimiter> | undefined;
     rt.onClose(async () => {
+      await limiter?.release();
       await writer.settled();
     });
     node.on('close', (removed: boolean, done: () => void) => {
@@ -105,7 +109,8 @@ export = function (RED: NodeAPI): void {
       if (!force && recent && session?.hasForecast) return;
       lastFetchMs = nowMs;
       try {
-        const read = await fetchForecast(s.source, { nowMs, signal: rt.signal });
+        limiter ??= acquireForecastLimiter(s.source, rt.now);
+        const read = await fetchForecast(s.source, { limiter: limiter.value, signal: rt.signal });
         session?.accept(read, Math.floor(nowMs / 1000));
         lastFailure = undefined;
       } catch (err) {
