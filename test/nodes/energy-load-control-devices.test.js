@@ -277,6 +277,31 @@ describe('energy-load-control with device doubles over HTTP (Node-RED, simulator
     assert.deepEqual(ctx.caught, []);
   });
 
+  it('through a planned slot with the sun near 85 % of the charger\'s maximum (16 A), the setpoint holds the maximum instead of flapping to the surplus', async function () {
+    // 12:00-13:00 local: the cheapest hour of the day, the target needs grid energy, and the sun leaves the 16 A charger
+    // 2.3-3.6 kW, around 85 % of its 3.68 kW. The plan buys each unit of the hour at the maximum, the surplus on top:
+    // the setpoint starts at 16 A and stays there (a second setpoint at most, should the plan hand over to the sun).
+    const t0 = NOON - 3600;
+    f.sim.control.setClock({ now: t0 });
+    goe = await startGoeCharger(f.sim.control, { deviceId: DEV, channel: 4, seed: 5, zone: ZONE, phases: 1, alwaysHome: { needWh: 40000 } });
+    await fetch(`${goe.url}/api/set?frc=1`);
+    const night = NOON + 12 * 3600; // 01:00 local
+    const prices = [
+      { start: t0 - 1800, end: t0 + 3600, price: 0.01 }, { start: t0 + 3600, end: night, price: 0.3 },
+      { start: night, end: night + 4 * 3600, price: 0.08 }, { start: night + 4 * 3600, end: night + 8 * 3600, price: 0.3 },
+    ];
+    const ctx = await setup([charger({ energyTarget: 20, by: '07:00', maxCurrent: 16 })]);
+    await f.tick(ctx, { prices, payload: 'evaluate' });
+    await run(ctx, 119, 30);
+    const sent = ctx.decisions.ev;
+    const shown = sent.map((m) => `${m.payload} ${m.reason}`).join(', ');
+    assert.deepEqual([sent[0].payload, sent[0].reason], [16, 'cheapest'], `the plan started it at the maximum: ${shown}`);
+    const near = ctx.evaluations.ev.filter((e) => e.signal >= 0.75 * 3680 && e.signal < 3680).length;
+    assert.ok(near >= 20, `the sun was near 85 % of the maximum in ${near} evaluations`);
+    assert.ok(sent.length <= 2, `at most two setpoints in the planned hour: ${shown}`);
+    assert.deepEqual(ctx.caught, []);
+  });
+
   it('an energy target of 20 kWh by 07:00 is met on night prices, mostly in the cheap hours, at the charger\'s maximum', async function () {
     f.sim.control.setClock({ now: EVENING });
     goe = await startGoeCharger(f.sim.control, { deviceId: DEV, channel: 4, seed: 5, zone: ZONE, phases: 1, alwaysHome: { needWh: 40000 } });

@@ -217,8 +217,13 @@ export function planEnergy(input: EnergyPlanInput): EnergyPlan {
     .sort((a, b) => a.price - b.price || (running ? Number(b.i === 0) - Number(a.i === 0) : 0) || b.u.start - a.u.start);
   for (const { u, i } of buyable) {
     if (rest <= 0) break;
-    const wh = ((GRID_SHARE * maxW - solarW(u)) * (u.end - u.start)) / 3600;
-    if (wh <= 0) continue;
+    // The sun covers the load's maximum: the surplus alone runs it at its maximum, the grid adds nothing.
+    if (solarW(u) >= maxW) continue;
+    // Bought, the unit counts GRID_SHARE of the maximum, of which the sun already counted its share: a unit where the
+    // sun gives 85-100 % of the maximum counts nothing more, and is bought all the same. Skipping it would make the
+    // plan's decision hinge on the sun crossing GRID_SHARE of the maximum, where the surplus rule asks less than the
+    // plan's maximum: the setpoint would flap between the two every minInterval as the sun wavers around it.
+    const wh = Math.max(0, ((GRID_SHARE * maxW - solarW(u)) * (u.end - u.start)) / 3600);
     gridOn[i] = true;
     rest -= wh;
     gridWh += wh;
