@@ -108,9 +108,12 @@ describe('e2e: a fleet of 307 devices on one key', function () {
     await page.waitForSelector(`${SITE_PICKER} input`);
     const site = devices.find((d) => /café|bakery|clinic|pharmacy|brewery/i.test(d.label) && d.label.split(' ').length === 2) || devices[devices.length - 1];
     await page.click(`${SITE_PICKER} .v-field`);
-    // The field holds the site shown: select it and type over it, as one does.
-    await page.keyboard.press('Control+A');
-    await page.locator(`${SITE_PICKER} input`).pressSequentially(site.id, { delay: 20 });
+    // The field holds the site shown: select it and type over it, as one does. Ctrl+A pressed before the click had
+    // moved the focus into the input selected nothing, and the id typed after the label matched no site.
+    const input = page.locator(`${SITE_PICKER} input`);
+    await input.selectText();
+    await input.pressSequentially(site.id, { delay: 20 });
+    await page.waitForFunction(([sel, id]) => document.querySelector(sel)?.value === id, [`${SITE_PICKER} input`, site.id]);
     await page.waitForFunction(() => document.querySelectorAll('.v-overlay .v-list-item').length === 1, null);
     const offered = await page.$$eval('.v-overlay .v-list-item', (els) => els.map((e) => e.innerText));
     assert.ok(offered[0].includes(site.id) && offered[0].includes(site.label), offered.join(' | '));

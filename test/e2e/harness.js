@@ -60,9 +60,10 @@ async function launchBrowser({ clockOffsetMs, ...options } = {}) {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1440, height: 900 }, ...options,
   });
-  // A wait for a page state is bounded by the test's own timeout, sized for a loaded host, not by a few seconds per
-  // step: at load 10-14 on 2 cores a list of 307 sites took longer than 10 s to narrow.
-  context.setDefaultTimeout(0);
+  // One bound for every wait on a page state, sized for a loaded host rather than a few seconds per step (at load
+  // 10-14 on 2 cores a list of 307 sites took longer than 10 s to narrow), and shorter than a test's own timeout, so
+  // a state that never comes is named by the step that waited for it.
+  context.setDefaultTimeout(60000);
   const page = context.pages()[0] || (await context.newPage());
   if (clockOffsetMs !== undefined) await context.addInitScript({ content: `(${shiftDate})(window, ${clockOffsetMs});` });
   const outside = [];
