@@ -246,19 +246,28 @@ describe('energy-load-control with device doubles over HTTP (Node-RED, simulator
     }
   });
 
-  it('after the plan ran it on the grid, a run on the sun keeps the disable delay: a dip holds the minimum instead of stopping at once', async function () {
-    // 12:00 local: the half hour now is the cheapest of the day, so the target's plan runs the car on the grid; at 12:30
-    // the plan hands over to the sun (it buys the rest at night), and a 3 kW heater the node does not drive then takes the surplus away.
+  /**
+   * 12:00 local on the simulator's clock (an hour before NOON), a go-e charger with a car that needs 40 kWh, forced
+   * on; returns prices with the day's cheapest slot from 11:30 until `cheapFor` s after 12:00, cheap hours at night
+   * (01:00-05:00) and 0.30 else.
+   */
+  async function chargerAtMidday(cheapFor) {
     const t0 = NOON - 3600;
     f.sim.control.setClock({ now: t0 });
     goe = await startGoeCharger(f.sim.control, { deviceId: DEV, channel: 4, seed: 5, zone: ZONE, phases: 1, alwaysHome: { needWh: 40000 } });
-    shelly = await startShellyRelay(f.sim.control, { deviceId: DEV, channel: 2, seed: 5, watts: 3000, startColdWh: 8000 });
     await fetch(`${goe.url}/api/set?frc=1`);
     const night = NOON + 12 * 3600; // 01:00 local
-    const prices = [
-      { start: t0 - 1800, end: t0 + 1800, price: 0.01 }, { start: t0 + 1800, end: night, price: 0.3 },
+    return [
+      { start: t0 - 1800, end: t0 + cheapFor, price: 0.01 }, { start: t0 + cheapFor, end: night, price: 0.3 },
       { start: night, end: night + 4 * 3600, price: 0.08 }, { start: night + 4 * 3600, end: night + 8 * 3600, price: 0.3 },
     ];
+  }
+
+  it('after the plan ran it on the grid, a run on the sun keeps the disable delay: a dip holds the minimum instead of stopping at once', async function () {
+    // 12:00 local: the half hour now is the cheapest of the day, so the target's plan runs the car on the grid; at 12:30
+    // the plan hands over to the sun (it buys the rest at night), and a 3 kW heater the node does not drive then takes the surplus away.
+    const prices = await chargerAtMidday(1800);
+    shelly = await startShellyRelay(f.sim.control, { deviceId: DEV, channel: 2, seed: 5, watts: 3000, startColdWh: 8000 });
     const ctx = await setup([charger({ energyTarget: 20, by: '07:00', maxCurrent: 32 })]);
     await f.tick(ctx, { prices, payload: 'evaluate' });
     await run(ctx, 80, 30);
@@ -281,15 +290,7 @@ describe('energy-load-control with device doubles over HTTP (Node-RED, simulator
     // 12:00-13:00 local: the cheapest hour of the day, the target needs grid energy, and the sun leaves the 16 A charger
     // 2.3-3.6 kW, around 85 % of its 3.68 kW. The plan buys each unit of the hour at the maximum, the surplus on top:
     // the setpoint starts at 16 A and stays there (a second setpoint at most, should the plan hand over to the sun).
-    const t0 = NOON - 3600;
-    f.sim.control.setClock({ now: t0 });
-    goe = await startGoeCharger(f.sim.control, { deviceId: DEV, channel: 4, seed: 5, zone: ZONE, phases: 1, alwaysHome: { needWh: 40000 } });
-    await fetch(`${goe.url}/api/set?frc=1`);
-    const night = NOON + 12 * 3600; // 01:00 local
-    const prices = [
-      { start: t0 - 1800, end: t0 + 3600, price: 0.01 }, { start: t0 + 3600, end: night, price: 0.3 },
-      { start: night, end: night + 4 * 3600, price: 0.08 }, { start: night + 4 * 3600, end: night + 8 * 3600, price: 0.3 },
-    ];
+    const prices = await chargerAtMidday(3600);
     const ctx = await setup([charger({ energyTarget: 20, by: '07:00', maxCurrent: 16 })]);
     await f.tick(ctx, { prices, payload: 'evaluate' });
     await run(ctx, 119, 30);
