@@ -106,8 +106,9 @@ describe('energy-store (SQLite)', function () {
     const requests = apiRequests();
     nodes.store.receive({ topic: 'read', deviceId: DEVICE, kind: 'long', fromTs: '-12h', toTs: 'now', convert: 'kWh' });
     await until(() => read.length === 1);
+    // Counted before the test's own read: on a loaded host that read may time out and be retried.
+    assert.equal(apiRequests(), requests, 'the store\'s read made no request to the service');
     const direct = await client.getLongEnergy(DEVICE, { fromTs: TEST_NOW_S - 12 * 3600, toTs: TEST_NOW_S, granularity: '5m', convert: 'kWh' });
-    assert.equal(apiRequests(), requests + 1, 'only the test\'s own read reached the service');
     const got = read[0].payload;
     assert.equal(got.length, direct.length);
     for (let i = 0; i < got.length; i += 1) {
