@@ -7,7 +7,7 @@ import { buildUnits } from './units.js';
 import { periodAt } from '../pricing/normalise.js';
 import { accrueSavings, expectedDay, type PriceAt, type SavingsMemory } from './savings.js';
 
-/** How long the surplus measured now weighs on the expectation of the slots after it. */
+/** How long the surplus measured now weighs on the expectation of the slots after it, where no sun forecast reaches. */
 const NOWCAST_S = 3600;
 
 /** What the plan asks of the load now. */
@@ -41,6 +41,11 @@ export interface TargetInput {
    * it is not this load's in those units.
    */
   takenLaterW?(from: number, to: number): number;
+  /**
+   * A sun forecast (msg.forecast) covers [from, to): its next hours already see the passing clouds, so the reading now is
+   * not carried into them (it carries the house's passing draws too: a kettle, a compressor's cycle).
+   */
+  sunForecastAt?(from: number, to: number): boolean;
   /** Expected surplus for this load over [from, to) (W), after the loads of higher priority. */
   expectedSurplusW(from: number, to: number): number;
   /** Seconds since the last count in which the load channel showed the load drawing while it was thought off. */
@@ -81,7 +86,8 @@ export function planTarget(input: TargetInput): { memory: LoadMemory; state: Tar
       const measured = input.measuredSurplusW === null ? null : Math.max(0, input.measuredSurplusW);
       if (measured === null) return input.expectedSurplusW(from, to);
       if (from === nowS) return measured;
-      // The sun measured now fades into yesterday's over the next hour: clouds come and go, but not at once.
+      if (input.sunForecastAt?.(from, to)) return input.expectedSurplusW(from, to);
+      // Without a forecast the sun measured now fades into yesterday's over the next hour: clouds come and go, but not at once.
       const weight = Math.max(0, 1 - (from - nowS) / NOWCAST_S);
       const left = Math.max(0, measured - (input.takenLaterW?.(from, to) ?? 0));
       return weight * left + (1 - weight) * input.expectedSurplusW(from, to);

@@ -106,6 +106,7 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
         // What the plans of higher priority will take later is not free now: it is gone once they start.
         takenLaterW: (from, to) => Math.max(0, plannedDraw(planned, from, to) - heldByPlans),
         expectedSurplusW: (from, to) => Math.max(0, surplus(from, to) - plannedDraw(planned, from, to)),
+        sunForecastAt: (from, to) => basisOf(member.input.sun, nowS, from, to) !== 'persistence',
         drawnWhileOffS: drawnWhileOff(settings, memory, site.entries, nowS, power),
         holdLeftS: holdLeft(settings, memory, memory.state, now),
       });

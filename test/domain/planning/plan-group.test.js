@@ -88,6 +88,24 @@ describe('run targets in the load-control group (pure)', function () {
     assert.equal(memory.run.seconds, 2 * H, '07:00–08:00 from the grid, 11:05–12:05 on the sun');
   });
 
+  it('with a sun forecast, a reading is the unit now\'s only: a passing gap in the house\'s draw does not start a block', function () {
+    // Flat 0.30 import; the forecast covers the day: 1 kW of sun from 12:00 to 14:00, none before. At 10:12 one
+    // reading shows 6 kW of export (the house's heater cycled off for a moment). Carried forward for an hour, it would
+    // plan an hour's block from 10:15 and buy it from the grid; the forecast's hours are the plan's, so it waits for noon.
+    const prices = pricing(local(15, 6), 14, () => 0.30);
+    const slots = Array.from({ length: 14 }, (_, i) => ({ start: local(15, 6 + i), end: local(15, 7 + i), powerW: i === 6 || i === 7 ? 1000 : 0 }));
+    const s = settings({ loadChannel: 1 }, { runForS: H, byMinute: 17 * 60 });
+    const t = local(15, 10, 12);
+    const entries = [{ timestamp: t - 60, duration: 60, eReal: [-6000 * 60, 0] }, { timestamp: t, duration: 60, eReal: [-6000 * 60, 0] }];
+    const evaluate = (sun) => evaluateGroup([{ id: 'hw', settings: s, memory: { state: 'off' }, reading: { state: 'off' }, pricing: prices, sun }], { entries, startedAt: t * 1000, history: [] }, t * 1000).get('hw');
+    const withForecast = evaluate({ slots, receivedS: local(15, 10) });
+    assert.equal(withForecast.switchTo, undefined, `no start on the reading: ${withForecast.reason}`);
+    assert.deepEqual(plannedHours(withForecast.target), ['12:00-13:00 surplus']);
+    // Without a forecast the reading is all the plan knows of today's sun: it fades into yesterday's (none) over an hour.
+    const without = evaluate(undefined);
+    assert.deepEqual(plannedHours(without.target), ['10:15-11:15 surplus']);
+  });
+
   it('the sun a higher priority is about to take is not free: the second load does not start on it before the first starts', function () {
     // Yesterday: 3 kW of surplus from 11:00 to 16:00. Today it comes at 10:45, while the first load (3 kW, 2 h) is held
     // off until 11:00 (minOff): it is planned on the sun 11:00-13:00, and the second (1.5 kW, 3 h) on what it leaves.
