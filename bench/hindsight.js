@@ -104,4 +104,22 @@ function hindsight(model, loads, { fair = false, capStore = false } = {}) {
   return { joint: best.cost, schedules: best.on.map((on) => Float64Array.from(on)), starts: best.starts };
 }
 
-module.exports = { siteModel, scheduleOf, modelCost, hindsight, UNIT_S };
+/**
+ * The optimum in the plan's own game on what a perfect forecast of the sun, the prices and the house's hourly mean can
+ * know: planned on the site smoothed over an hour (its passing draws and clouds averaged out), costed on the site as it
+ * was. What it loses against the fair optimum is the value of knowing the site to 5 minutes, which no forecast has.
+ */
+function hindsightOnTheHour(model, loads) {
+  const half = Math.round(1800 / UNIT_S);
+  const base = new Float64Array(model.units);
+  for (let u = 0; u < model.units; u++) {
+    let sum = 0;
+    let n = 0;
+    for (let k = Math.max(0, u - half); k <= Math.min(model.units - 1, u + half); k++, n++) sum += model.base[k];
+    base[u] = sum / n;
+  }
+  const planned = hindsight({ ...model, base }, loads, { fair: true });
+  return { joint: modelCost(model, loads, planned.schedules).total, schedules: planned.schedules };
+}
+
+module.exports = { siteModel, scheduleOf, modelCost, hindsight, hindsightOnTheHour, UNIT_S };

@@ -25,7 +25,7 @@ const { monitorEventLoopDelay } = require('node:perf_hooks');
 const { DateTime } = require('luxon');
 const helper = require('node-red-node-test-helper');
 const { SIM_KEYS, SIM_DEVICES, SIM_AMBER_KEY, amberSiteId, simulatedForecast, simulatedSolar, simulatedDeclaredKwp } = require('../dist/simulator');
-const { siteModel, scheduleOf, modelCost, hindsight } = require('./hindsight');
+const { siteModel, scheduleOf, modelCost, hindsight, hindsightOnTheHour } = require('./hindsight');
 const { ForecastSession } = require('../dist/domain/forecast/session');
 const { EnergyApiClient } = require('../dist/api');
 
@@ -447,6 +447,7 @@ function hindsightReport(results, offEntries, prices) {
     // The game split in two: the tank capped at its target alone (computed only for the decomposition: not at CI size).
     const capped = hindsight(model, loads, { capStore: true });
     byName.set('hindsight, tank capped', { name: 'hindsight, tank capped', cost: capped.joint });
+    byName.set('hindsight, hourly site', { name: 'hindsight, hourly site', cost: hindsightOnTheHour(model, loads).joint });
     decomposition(byName, best.joint);
   }
   // The plan on the calibrated forecast is the goal's subject (the true-kWp one when only it ran).
@@ -474,14 +475,16 @@ function hindsightReport(results, offEntries, prices) {
 /**
  * The gap from the calibrated plan to the exact optimum, step by step (model costs, AUD): the sun's forecast (the plan
  * told the true sun instead), the prices' (told the final prices too), the plan's own choices (to the optimum in its
- * own game: the house from history, one load after the other) and the game (the optimum's shorter runs, the tank run
+ * own game on the site's hourly mean: the house from history, one load after the other), the site's 5-minute detail
+ * (no forecast knows it) and the game (the optimum's shorter runs, the tank run
  * past its target). Printed when the plans on perfect knowledge ran.
  */
 function decomposition(byName, exact) {
   const steps = [
     ['plan, calibrated', 'plan, true sun', 'the sun\'s forecast (calibrated against the true sun)'],
     ['plan, true sun', 'plan, perfect', 'the prices\' forecast (Amber\'s forecast against its final prices)'],
-    ['plan, perfect', 'hindsight, fair', 'the plan\'s own choices on perfect sun and prices (the house from history, one load after the other, a cost per start)'],
+    ['plan, perfect', 'hindsight, hourly site', 'the plan\'s own choices on perfect sun and prices (the house from history, one load after the other, a cost per start)'],
+    ['hindsight, hourly site', 'hindsight, fair', 'the site to 5 minutes: the house\'s passing draws and the passing clouds (the optimum in the plan\'s game planned on the site\'s hourly mean)'],
     ['hindsight, fair', 'hindsight, tank capped', 'the game: runs shorter than minBlock (the optimum with the tank capped at its target, minOn/minOff only)'],
     ['hindsight, tank capped', 'hindsight', 'the game: the tank run past its target (heat a full tank does not take: the simulator\'s thermostat draws nothing once full)'],
   ];
