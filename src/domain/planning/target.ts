@@ -85,8 +85,13 @@ export function planTarget(input: TargetInput): { memory: LoadMemory; state: Tar
       if (settings.mode !== 'surplus') return 0;
       const measured = input.measuredSurplusW === null ? null : Math.max(0, input.measuredSurplusW);
       if (measured === null) return input.expectedSurplusW(from, to);
+      if (input.sunForecastAt?.(from, to)) {
+        // With a forecast, a reading above it does not start a block: a heater cycling off for a few minutes is no sun
+        // to plan on. A reading below it does keep the plan from a sun that is not there now.
+        const expected = input.expectedSurplusW(from, to);
+        return from === nowS ? Math.min(measured, expected) : expected;
+      }
       if (from === nowS) return measured;
-      if (input.sunForecastAt?.(from, to)) return input.expectedSurplusW(from, to);
       // Without a forecast the sun measured now fades into yesterday's over the next hour: clouds come and go, but not at once.
       const weight = Math.max(0, 1 - (from - nowS) / NOWCAST_S);
       const left = Math.max(0, measured - (input.takenLaterW?.(from, to) ?? 0));

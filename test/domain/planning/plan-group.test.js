@@ -106,6 +106,26 @@ describe('run targets in the load-control group (pure)', function () {
     assert.deepEqual(plannedHours(without.target), ['10:15-11:15 surplus']);
   });
 
+  it('with a sun forecast, a reading above it does not start a block the forecast would not', function () {
+    // 1 kW of sun forecast all morning for a 2 kW load: half its power from the sun. Feed-in pays 0.05 until 11:00 and
+    // 0.04 after, so an hour from 11:00 costs 0.17 a kWh and one from now 0.175. A reading of 6 kW at 10:10 (the house's
+    // heater off for a moment) would make the unit now all sun and an hour from now cheaper than the one at 11:00.
+    const list = Array.from({ length: 8 }, (_, i) => ({ start: local(15, 8 + i), price: 0.30, exportPrice: 8 + i < 11 ? 0.05 : 0.04 }));
+    const prices = { zone: ZONE, prices: readPrices(list, { source: 'msg.prices' }).periods, tariff: () => [] };
+    const slots = Array.from({ length: 8 }, (_, i) => ({ start: local(15, 8 + i), end: local(15, 9 + i), powerW: 1000 }));
+    const s = settings({ loadChannel: 1 }, { runForS: H, byMinute: 14 * 60 });
+    const t = local(15, 10, 10);
+    const at = (watts) => [{ timestamp: t - 60, duration: 60, eReal: [-watts * 60, 0] }, { timestamp: t, duration: 60, eReal: [-watts * 60, 0] }];
+    const evaluate = (watts) => evaluateGroup([{ id: 'hw', settings: s, memory: { state: 'off' }, reading: { state: 'off' }, pricing: prices, sun: { slots, receivedS: local(15, 8) } }], { entries: at(watts), startedAt: t * 1000, history: [] }, t * 1000).get('hw');
+    const spike = evaluate(6000);
+    assert.equal(spike.switchTo, undefined, `no start on the reading: ${spike.reason}`);
+    assert.deepEqual(plannedHours(spike.target), ['11:00-12:00 surplus']);
+    // A reading below the forecast counts: with no surplus now the plan does not count on the forecast's for this unit.
+    const cloud = evaluate(0);
+    assert.equal(cloud.target.units[0].surplusW, 0);
+    assert.equal(spike.target.units[0].surplusW, 1000);
+  });
+
   it('the sun a higher priority is about to take is not free: the second load does not start on it before the first starts', function () {
     // Yesterday: 3 kW of surplus from 11:00 to 16:00. Today it comes at 10:45, while the first load (3 kW, 2 h) is held
     // off until 11:00 (minOff): it is planned on the sun 11:00-13:00, and the second (1.5 kW, 3 h) on what it leaves.
