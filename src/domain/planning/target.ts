@@ -42,8 +42,8 @@ export interface TargetInput {
    */
   takenLaterW?(from: number, to: number): number;
   /**
-   * A sun forecast (msg.forecast) covers [from, to): its next hours already see the passing clouds, so the reading now is
-   * not carried into them (it carries the house's passing draws too: a kettle, a compressor's cycle).
+   * A sun forecast (msg.forecast) covers [from, to): the plan counts no more surplus there than the forecast's, and a
+   * reading above it does not start a run (a break in the clouds, a draw that paused: the moment's, not the hour's).
    */
   sunForecastAt?(from: number, to: number): boolean;
   /** Expected surplus for this load over [from, to) (W), after the loads of higher priority. */
@@ -86,10 +86,12 @@ export function planTarget(input: TargetInput): { memory: LoadMemory; state: Tar
       const measured = input.measuredSurplusW === null ? null : Math.max(0, input.measuredSurplusW);
       if (measured === null) return input.expectedSurplusW(from, to);
       if (input.sunForecastAt?.(from, to)) {
-        // With a forecast, a reading above it does not start a block: a heater cycling off for a few minutes is no sun
-        // to plan on. A reading below it does keep the plan from a sun that is not there now.
+        // With a forecast, a reading above it does not start a run: a break in the clouds is no sun to plan on. A run
+        // going on keeps the sun it measures now (stopping it on a forecast that missed the sun would waste it), and a
+        // reading below the forecast keeps the plan from a sun that is not there now.
         const expected = input.expectedSurplusW(from, to);
-        return from === nowS ? Math.min(measured, expected) : expected;
+        if (from !== nowS) return expected;
+        return on ? measured : Math.min(measured, expected);
       }
       if (from === nowS) return measured;
       // Without a forecast the sun measured now fades into yesterday's over the next hour: clouds come and go, but not at once.

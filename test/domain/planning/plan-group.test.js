@@ -116,7 +116,7 @@ describe('run targets in the load-control group (pure)', function () {
     const s = settings({ loadChannel: 1 }, { runForS: H, byMinute: 14 * 60 });
     const t = local(15, 10, 10);
     const at = (watts) => [{ timestamp: t - 60, duration: 60, eReal: [-watts * 60, 0] }, { timestamp: t, duration: 60, eReal: [-watts * 60, 0] }];
-    const evaluate = (watts) => evaluateGroup([{ id: 'hw', settings: s, memory: { state: 'off' }, reading: { state: 'off' }, pricing: prices, sun: { slots, receivedS: local(15, 8) } }], { entries: at(watts), startedAt: t * 1000, history: [] }, t * 1000).get('hw');
+    const evaluate = (watts, state = 'off') => evaluateGroup([{ id: 'hw', settings: s, memory: { state, since: (t - 600) * 1000 }, reading: { state }, pricing: prices, sun: { slots, receivedS: local(15, 8) } }], { entries: at(watts), startedAt: t * 1000, history: [] }, t * 1000).get('hw');
     const spike = evaluate(6000);
     assert.equal(spike.switchTo, undefined, `no start on the reading: ${spike.reason}`);
     assert.deepEqual(plannedHours(spike.target), ['11:00-12:00 surplus']);
@@ -124,6 +124,8 @@ describe('run targets in the load-control group (pure)', function () {
     const cloud = evaluate(0);
     assert.equal(cloud.target.units[0].surplusW, 0);
     assert.equal(spike.target.units[0].surplusW, 1000);
+    // A run going on keeps the sun it measures now: a forecast that missed the sun does not price it as the grid.
+    assert.equal(evaluate(6000, 'on').target.units[0].surplusW, 6000);
   });
 
   it('the sun a higher priority is about to take is not free: the second load does not start on it before the first starts', function () {
