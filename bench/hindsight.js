@@ -119,7 +119,7 @@ function hindsightOnTheHour(model, loads) {
     base[u] = sum / n;
   }
   const planned = hindsight({ ...model, base }, loads, { fair: true });
-  return { joint: modelCost(model, loads, planned.schedules).total, schedules: planned.schedules };
+  return { joint: modelCost(model, loads, planned.schedules).total };
 }
 
 module.exports = { siteModel, scheduleOf, modelCost, hindsight, hindsightOnTheHour, UNIT_S };
