@@ -50,7 +50,7 @@ export interface CountOptions {
 
 /** A unit without a price is bought only when no priced unit is left, the latest first (prices may still come). */
 const UNPRICED = 1e12;
-/** The sun measured now fades into the forecast's over the next hour. */
+/** Without a sun forecast, the sun measured now fades into the last day's over the next hour. */
 const NOWCAST_S = 3600;
 /** Surplus expected later counts for this share of itself: a forecast from yesterday's sun may not come. */
 const SURPLUS_TRUST = 0.8;
@@ -145,8 +145,10 @@ export interface EnergyPlanInput {
   maxW: number;
   /** Surplus left to this load now (W), or null when unknown. */
   measuredSurplusW: number | null;
-  /** Expected surplus for this load over [from, to) (W), from the last day. */
+  /** Expected surplus for this load over [from, to) (W): the sun forecast's less the house, else the last day's. */
   expectedSurplusW(from: number, to: number): number;
+  /** A sun forecast (msg.forecast) covers [from, to): the reading now counts for the unit now only. */
+  sunForecastAt?(from: number, to: number): boolean;
   entries: readonly Entry[];
   loadChannel: number | undefined;
   setpointW: number;
@@ -179,8 +181,8 @@ export interface EnergyPlan {
 }
 
 /**
- * Surplus first: the sun expected before the deadline (measured now, fading into yesterday's over an hour) counts
- * at what the load can take of it. The rest comes from the grid in the cheapest units at the load's full power
+ * Surplus first: the sun expected before the deadline (measured now; then the forecast's, or without one the reading
+ * fading into yesterday's over an hour) counts at what the load can take of it. The rest comes from the grid in the cheapest units at the load's full power
  * (within maxPrice); without prices, in the latest units, so a price list that comes later can still choose.
  */
 export function planEnergy(input: EnergyPlanInput): EnergyPlan {
@@ -195,10 +197,14 @@ export function planEnergy(input: EnergyPlanInput): EnergyPlan {
   const units = buildUnits({
     nowS, endS: period.end, prices: input.prices, tariff: input.tariff(nowS, period.end),
     surplus: (from, to) => {
-      const expected = input.expectedSurplusW(from, to);
-      if (input.measuredSurplusW === null) return SURPLUS_TRUST * expected;
+      const expected = SURPLUS_TRUST * input.expectedSurplusW(from, to);
+      if (input.measuredSurplusW === null) return expected;
+      const measured = Math.max(0, input.measuredSurplusW);
+      if (from === nowS) return measured;
+      // With a sun forecast the units ahead are the forecast's: a reading in a break in the clouds is the moment's sun.
+      if (input.sunForecastAt?.(from, to)) return expected;
       const weight = Math.max(0, 1 - (from - nowS) / NOWCAST_S);
-      return weight * Math.max(0, input.measuredSurplusW) + (1 - weight) * SURPLUS_TRUST * expected;
+      return weight * measured + (1 - weight) * expected;
     },
   });
   const solarW = (u: Unit): number => (u.surplusW >= input.minW ? Math.min(maxW, u.surplusW) : 0);

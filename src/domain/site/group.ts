@@ -79,9 +79,10 @@ export function evaluateGroup(members: readonly MemberInput[], site: SiteReading
       const mode = settings.mode === 'peak' ? 'peak' : 'surplus';
       const signal = measured === null ? null : mode === 'surplus' ? -measured + groupDraw - held.surplus : measured - groupDraw + held.peak;
       const pricing = member.input.pricing;
+      const sunForecastAt = (from: number, to: number): boolean => basisOf(member.input.sun, nowS, from, to) !== 'persistence';
       const modulating = evaluateModulating({
         settings: settings as LoadSettings & { power: PowerSettings }, memory, outcomes: member.outcomes, signal, stale, draw: ownDraw, now,
-        planning: settings.energyTarget && pricing ? { pricing, entries: site.entries, expectedSurplusW: surplusForecast(forecasts, site, settings, loadChannels, pricing.zone, planned, member.input.sun, nowS) } : undefined,
+        planning: settings.energyTarget && pricing ? { pricing, entries: site.entries, expectedSurplusW: surplusForecast(forecasts, site, settings, loadChannels, pricing.zone, planned, member.input.sun, nowS), sunForecastAt } : undefined,
       });
       held[mode] += modulating.holdsW;
       results.set(member.input.id, modulating.evaluation);

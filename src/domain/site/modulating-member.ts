@@ -14,7 +14,7 @@ export interface ModulatingInput {
   draw: number;
   now: number;
   /** With an energy target: the prices, the zone, the group's entries and the expected surplus. */
-  planning?: { pricing: MemberPricing; entries: readonly ShortEntry[]; expectedSurplusW(from: number, to: number): number };
+  planning?: { pricing: MemberPricing; entries: readonly ShortEntry[]; expectedSurplusW(from: number, to: number): number; sunForecastAt(from: number, to: number): boolean };
 }
 
 /** The evaluation of a modulating load, and what it holds of the site for the loads after it (W). */
@@ -108,6 +108,7 @@ function energyPlan(input: ModulatingInput, availableW: number | null, idle: boo
     maxW: power.max * power.wattsPerUnit,
     measuredSurplusW: settings.mode === 'surplus' ? availableW : null,
     expectedSurplusW: settings.mode === 'surplus' ? planning.expectedSurplusW : () => 0,
+    sunForecastAt: planning.sunForecastAt,
     entries: planning.entries,
     loadChannel: settings.dryRun ? undefined : settings.loadChannel,
     setpointW,

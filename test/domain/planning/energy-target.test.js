@@ -58,6 +58,21 @@ describe('energy target of a modulating load (pure)', function () {
     assert.ok(sunny.surplusWh >= 20000);
   });
 
+  it('with a sun forecast, the hours ahead are the forecast\'s: a reading is the unit now\'s only', function () {
+    // Noon, 20 kWh by 07:00, no prices yet. A break in the clouds shows 5 kW now; the forecast has no sun after it.
+    const noon = (NOW_S - 6 * H) * 1000;
+    const unitNowWh = (units) => (3680 * (units[0].end - units[0].start)) / 3600;
+    const inBreak = plan({ now: noon, measuredSurplusW: 5000, expectedSurplusW: () => 0, sunForecastAt: () => true });
+    assert.ok(Math.abs(inBreak.surplusWh - unitNowWh(inBreak.units)) < 1, `${inBreak.surplusWh} Wh of sun counted: the unit now's only`);
+    // Without a forecast the reading is all the plan knows of today's sun: it fades over the next hour.
+    const blind = plan({ now: noon, measuredSurplusW: 5000, expectedSurplusW: () => 0 });
+    assert.ok(blind.surplusWh > inBreak.surplusWh + 1000, `${blind.surplusWh} Wh: the reading carried over the hour`);
+    // Under a cloud now, with 5 kW forecast for the afternoon: the hour ahead counts the forecast's sun, not the cloud.
+    const underCloud = plan({ now: noon, measuredSurplusW: 0, expectedSurplusW: (from) => (from < NOW_S - 2 * H ? 5000 : 0), sunForecastAt: () => true });
+    const forecastWh = underCloud.units.filter((u) => u.start > NOW_S - 6 * H && u.start < NOW_S - 2 * H).reduce((sum, u) => sum + (3680 * (u.end - u.start)) / 3600, 0);
+    assert.ok(Math.abs(underCloud.surplusWh - forecastWh) < 1, `${underCloud.surplusWh} Wh against the forecast's ${forecastWh}`);
+  });
+
   it('without prices: the latest units, so that prices coming later can still choose; short when even all cannot do', function () {
     const p = plan();
     assert.equal(p.gridNowW, 0);

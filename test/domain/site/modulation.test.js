@@ -133,6 +133,22 @@ describe('modulating load in a site group (pure)', function () {
     assert.equal(more.filter((l) => l.id === 'charger').at(-1).setpoint, 16, 'and the charger keeps its 16 A');
   });
 
+  it('an energy target with a sun forecast counts the reading for the unit now only, the forecast for the hours ahead', function () {
+    // A break in the clouds: 5.5 kW of sun now, house 500 W, the charger off; 20 kWh by 07:00, no prices yet.
+    const pricing = { zone: 'UTC', prices: [], tariff: () => [] };
+    const settings = charger({ energyTarget: { wh: 20000, byMinute: 7 * 60 } });
+    const entries = [1, 2, 3, 4].map((i) => entry(T0 - (4 - i) * 30 * S, [500 - 5500, 0, 0]));
+    const energyWith = (sun) => evaluateGroup([{ id: 'charger', settings, memory: {}, pricing, sun }], { entries, startedAt: T0 - 600 * S, history: [] }, T0).get('charger').energy;
+    // The forecast gives no sun after now: the plan counts the break for its unit only.
+    const t0 = T0 / 1000;
+    const dark = energyWith({ slots: [{ start: t0 - 1800, end: t0 + 86400, powerW: 0 }], receivedS: t0 - 60 });
+    const unitWh = (plan) => (3680 * (plan.units[0].end - plan.units[0].start)) / 3600;
+    assert.ok(Math.abs(dark.surplusWh - unitWh(dark)) < 1, `${dark.surplusWh} Wh of sun counted, the unit now's ${unitWh(dark)}`);
+    // Without a forecast the reading fades over the next hour.
+    const blind = energyWith(undefined);
+    assert.ok(blind.surplusWh > dark.surplusWh + 1000, `${blind.surplusWh} Wh without a forecast`);
+  });
+
   it('a heater of higher priority leaves the charger the rest', function () {
     const log = site(20, { solar: () => 6000, members: [{ id: 'charger', settings: charger({ priority: 2 }) }, { id: 'heater', settings: heater({ priority: 1 }) }] });
     assert.equal(log.filter((l) => l.id === 'heater').at(-1).state, 'on');
