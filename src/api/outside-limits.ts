@@ -20,6 +20,11 @@ export interface OutsideRules {
   perSecond?: number;
   /** Requests a UTC day for the key (or address), counted in this process; none when the provider states none. */
   perDay?: number;
+  /**
+   * Requests in any 60 minutes for the key (or address), counted in this process; none when the provider states none.
+   * A moving hour keeps to a limit the provider counts by the clock's hour too.
+   */
+  perHour?: number;
   /** Clock ms before which nothing more is sent, when an answer says so (a 429, nothing remaining); else undefined. */
   holdAfter(answer: HttpAnswer, nowMs: number): number | undefined;
   /** The limit the provider states for the key in an answer, for errors. */
@@ -30,6 +35,8 @@ export interface OutsideRules {
 export class OutsideLimiter {
   private readonly limiter: RateLimiter;
   private limit?: number;
+  /** Clock ms of the requests sent in the last hour, oldest first (perHour only). */
+  private readonly sentInHour: number[] = [];
 
   constructor(readonly rules: OutsideRules, private readonly now: () => number) {
     // The provider states its resets on the wall clock, the node's: the limiter runs on it. No pace unless the rules
@@ -40,7 +47,16 @@ export class OutsideLimiter {
   /** Clock ms before which nothing is sent on the key (0: free now). */
   get blockedUntil(): number {
     const left = this.limiter.pauseLeftMs();
-    return left > 0 ? this.now() + left : 0;
+    return Math.max(left > 0 ? this.now() + left : 0, this.hourFullUntil());
+  }
+
+  /** Clock ms when the oldest of a full hour's requests leaves it (0: the hour has room, or no hourly limit). */
+  private hourFullUntil(): number {
+    const { perHour } = this.rules;
+    if (perHour === undefined) return 0;
+    const hourAgo = this.now() - HOUR_MS;
+    while (this.sentInHour.length > 0 && this.sentInHour[0] <= hourAgo) this.sentInHour.shift();
+    return this.sentInHour.length >= perHour ? this.sentInHour[this.sentInHour.length - perHour] + HOUR_MS : 0;
   }
 
   /** The limit the provider last stated for the key, when it said one. */
@@ -62,6 +78,8 @@ export class OutsideLimiter {
         rateLimit: { limit: this.limit, remaining: 0, resetAt: Math.ceil(blocked / 1000) },
       });
     }
+    // Counted before it waits its turn: two callers at once cannot both take the hour's last request.
+    if (this.rules.perHour !== undefined) this.sentInHour.push(this.now());
     let answer: HttpAnswer;
     try {
       answer = await this.limiter.schedule('normal', (markSent) => {
@@ -97,6 +115,7 @@ function outsideError(err: unknown, provider: string, path: string): unknown {
   return new OutsideServiceError({ provider, status: 0, code: err.code, sent: false, method: 'GET', path, message: err.message });
 }
 
+const HOUR_MS = 3600_000;
 const clock = (ms: number): string => new Date(ms).toISOString().slice(11, 16);
 
 const limiters = new SharedResources<OutsideLimiter>((limiter) => limiter.stop());

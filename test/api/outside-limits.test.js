@@ -8,6 +8,7 @@ const { acquireOutsideLimiter } = require('../../dist/api/outside-limits.js');
 const { getJson } = require('../../dist/api/outside-http.js');
 const { OutsideServiceError } = require('../../dist/api');
 const { FORECAST_SOLAR_RULES } = require('../../dist/domain/forecast/forecast-solar.js');
+const { SOLCAST_RULES } = require('../../dist/domain/forecast/solcast.js');
 
 const T = Date.UTC(2026, 9, 15, 2, 0, 0);
 /** A provider stating its wait in a Retry-After header (seconds). */
@@ -30,9 +31,9 @@ describe('outside services: one limiter per provider key, with the provider\'s r
     arrivals = 0;
     server = http.createServer((req, res) => {
       arrivals += 1;
-      const { status, headers } = answers.shift() ?? { status: 200, headers: {} };
+      const { status, headers, body } = answers.shift() ?? { status: 200, headers: {} };
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
-      res.end('[]');
+      res.end(JSON.stringify(body ?? []));
     });
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${server.address().port}`;
@@ -92,6 +93,56 @@ describe('outside services: one limiter per provider key, with the provider\'s r
     const next = acquireOutsideLimiter(paced, base, 'key-paced-12345', now);
     assert.notEqual(next.value, a.value, 'a new limiter for the next user');
     await next.release();
+  });
+
+  it('Forecast.Solar\'s 12 an hour per address are kept here: the 13th in any 60 minutes is refused unsent', async function () {
+    // Two planes (two nodes) on one address: one limiter counts both.
+    const east = acquireOutsideLimiter(FORECAST_SOLAR_RULES, base, '', now);
+    const west = acquireOutsideLimiter(FORECAST_SOLAR_RULES, base, '', now);
+    for (let i = 0; i < 12; i += 1) {
+      t = T + i * 60_000;
+      assert.equal((await ask(i % 2 ? west.value : east.value)).status, 200);
+    }
+    assert.equal(arrivals, 12);
+    t = T + 12 * 60_000;
+    await assert.rejects(ask(east.value), (err) => err instanceof OutsideServiceError && err.code === 'RATE_LIMITED' && err.sent === false
+      && err.rateLimit.resetAt === T / 1000 + 3600);
+    assert.equal(west.value.blockedUntil, T + 3600_000, 'until the hour\'s first request is an hour old');
+    t = T + 3600_000 - 1;
+    await assert.rejects(ask(west.value), (err) => err.code === 'RATE_LIMITED');
+    assert.equal(arrivals, 12, 'nothing sent while the hour is full');
+    t = T + 3600_000;
+    assert.equal((await ask(west.value)).status, 200, 'the first left the hour: one more goes');
+    await assert.rejects(ask(east.value), (err) => err.code === 'RATE_LIMITED', 'and the hour is full again');
+    // Asked at once, the hour's last request goes to one caller only.
+    t = T + 3600_000 + 60_000;
+    const both = await Promise.allSettled([ask(east.value), ask(west.value)]);
+    assert.deepEqual(both.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
+    assert.equal(arrivals, 14);
+    await Promise.all([east.release(), west.release()]);
+  });
+
+  it('Solcast\'s 10 a UTC day per key are kept here; its daily 429 holds the key to 00:00 UTC, a busy 429 for 15 minutes', async function () {
+    const site1 = acquireOutsideLimiter(SOLCAST_RULES, base, 'solcast-key-12345', now);
+    const site2 = acquireOutsideLimiter(SOLCAST_RULES, base, 'solcast-key-12345', now);
+    // Solcast busy at the top of the hour: a 429 that is not the daily limit.
+    answers.push({ status: 429, headers: {}, body: { response_status: { error_code: 'ServiceUnavailable', message: 'busy' } } });
+    assert.equal((await ask(site1.value)).status, 429);
+    assert.equal(site2.value.blockedUntil, T + 15 * 60_000, 'a busy 429 holds the key 15 minutes, not the day');
+    t = T + 15 * 60_000;
+    for (let i = 1; i < 10; i += 1) assert.equal((await ask(i % 2 ? site2.value : site1.value)).status, 200);
+    assert.equal(arrivals, 10);
+    await assert.rejects(ask(site1.value), (err) => err instanceof OutsideServiceError && err.code === 'RATE_LIMITED' && err.sent === false
+      && /daily limit \(10\) is spent/.test(err.message) && !err.message.includes('solcast-key'));
+    assert.equal(arrivals, 10, 'the 11th of the day is not sent');
+    // The next UTC day: the count starts again; the daily limit's 429 (asked from elsewhere too) holds to 00:00 UTC.
+    const midnight = Date.UTC(2026, 9, 16);
+    t = midnight + 60_000;
+    answers.push({ status: 429, headers: {}, body: { response_status: { error_code: 'TooManyRequests', message: 'You have exceeded your free daily limit.' } } });
+    assert.equal((await ask(site2.value)).status, 429);
+    assert.equal(site1.value.blockedUntil, Date.UTC(2026, 9, 17), 'the daily limit holds the key to the next 00:00 UTC');
+    assert.equal(arrivals, 11);
+    await Promise.all([site1.release(), site2.release()]);
   });
 
   it('a provider\'s own headers are read by its rules only: Forecast.Solar\'s hourly X-Ratelimit-* set no pace', async function () {

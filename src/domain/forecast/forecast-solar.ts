@@ -52,11 +52,13 @@ export function readForecastSolar(body: unknown): ReadForecast | undefined {
 }
 
 /**
- * 12 an hour per address is neither a pace nor a daily budget: a 429 holds the address until its
- * X-Ratelimit-Retry-At, else for an hour. Its X-Ratelimit-Limit counts an hour, so only these rules read it.
+ * 12 an hour per address, kept in this process over a moving hour (several planes, a msg asking again: all count);
+ * a 429 (the address also asked from elsewhere, or before a restart) holds it until its X-Ratelimit-Retry-At, else
+ * for an hour. Its X-Ratelimit-Limit counts an hour, so only these rules read it.
  */
 export const FORECAST_SOLAR_RULES: OutsideRules = {
   provider: FORECAST_SOLAR_NAME,
+  perHour: FORECAST_SOLAR_PER_HOUR,
   holdAfter(answer, nowMs) {
     if (answer.status !== 429) return undefined;
     const raw = answer.headers['x-ratelimit-retry-at'];

@@ -51,11 +51,24 @@ export function nextUtcMidnightMs(nowMs: number): number {
   return (Math.floor(nowMs / 86_400_000) + 1) * 86_400_000;
 }
 
+/** After a 429 that is not the daily limit (Solcast busy, at the top of the hour): a short wait, not the day. */
+const BUSY_HOLD_MS = 15 * 60_000;
+
 /**
- * The daily count depends on the key's plan (10 on the hobbyist one), which the node is not told: it is no budget
- * kept here. A 429 holds the key until 00:00 UTC.
+ * The hobbyist plan's 10 requests a UTC day per key, kept in this process (each rooftop site's node counts on its
+ * key). A 429 saying the daily limit is spent (`error_code` TooManyRequests) holds the key until 00:00 UTC; any other
+ * 429 is Solcast busy, and holds it 15 minutes only: the day's forecasts are not lost to a busy moment.
  */
 export const SOLCAST_RULES: OutsideRules = {
   provider: SOLCAST_NAME,
-  holdAfter: (answer, nowMs) => (answer.status === 429 ? nextUtcMidnightMs(nowMs) : undefined),
+  perDay: SOLCAST_PER_DAY,
+  holdAfter(answer, nowMs) {
+    if (answer.status !== 429) return undefined;
+    return dailyLimitSpent(answer.body) ? nextUtcMidnightMs(nowMs) : nowMs + BUSY_HOLD_MS;
+  },
 };
+
+function dailyLimitSpent(body: unknown): boolean {
+  const status = (body as { response_status?: { error_code?: unknown } } | undefined)?.response_status;
+  return status?.error_code === 'TooManyRequests';
+}
