@@ -142,6 +142,10 @@ describe('outside services: one limiter per provider key, with the provider\'s r
     assert.equal((await ask(site2.value)).status, 429);
     assert.equal(site1.value.blockedUntil, Date.UTC(2026, 9, 17), 'the daily limit holds the key to the next 00:00 UTC');
     assert.equal(arrivals, 11);
+    t = Date.UTC(2026, 9, 17) + 60_000;
+    answers.push({ status: 429, headers: {}, body: { response_status: { message: 'You have exceeded your free daily limit.' } } });
+    await ask(site1.value);
+    assert.equal(site2.value.blockedUntil, Date.UTC(2026, 9, 18), 'the daily limit said in words only holds to 00:00 UTC too');
     await Promise.all([site1.release(), site2.release()]);
   });
 

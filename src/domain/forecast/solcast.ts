@@ -69,6 +69,6 @@ export const SOLCAST_RULES: OutsideRules = {
 };
 
 function dailyLimitSpent(body: unknown): boolean {
-  const status = (body as { response_status?: { error_code?: unknown } } | undefined)?.response_status;
-  return status?.error_code === 'TooManyRequests';
+  const status = (body as { response_status?: { error_code?: unknown; message?: unknown } } | undefined)?.response_status;
+  return status?.error_code === 'TooManyRequests' || (typeof status?.message === 'string' && /daily limit/i.test(status.message));
 }
