@@ -52,7 +52,7 @@ export interface CountOptions {
 const UNPRICED = 1e12;
 /** Without a sun forecast, the sun measured now fades into the last day's over the next hour. */
 const NOWCAST_S = 3600;
-/** Surplus expected later counts for this share of itself: a forecast from yesterday's sun may not come. */
+/** Surplus expected later counts for this share of itself: the sun forecast (or yesterday's) may not come. */
 const SURPLUS_TRUST = 0.8;
 /**
  * A unit bought from the grid counts for this share of the load's maximum: a car takes less as it fills (and a
@@ -182,8 +182,9 @@ export interface EnergyPlan {
 
 /**
  * Surplus first: the sun expected before the deadline (measured now; then the forecast's, or without one the reading
- * fading into yesterday's over an hour) counts at what the load can take of it. The rest comes from the grid in the cheapest units at the load's full power
- * (within maxPrice); without prices, in the latest units, so a price list that comes later can still choose.
+ * fading into yesterday's over an hour) counts at what the load can take of it. The rest comes from the grid in the
+ * cheapest units at the load's full power (within maxPrice); without prices, in the latest units, so a price list that
+ * comes later can still choose.
  */
 export function planEnergy(input: EnergyPlanInput): EnergyPlan {
   const nowS = Math.floor(input.now / 1000);
