@@ -150,6 +150,26 @@ describe('e2e: editor polish', function () {
     await closeDialog();
   });
 
+  it('a Solcast forecast states its daily limit, and the requests a day and the shortest gap follow it', async () => {
+    await openDialog('energy-forecast');
+    await page.selectOption('#node-input-source', 'solcast');
+    const limitRow = await page.evaluate(() => $('#node-input-dailyLimit').closest('.form-row').text().replace(/\s+/g, ' ').trim());
+    assert.match(limitRow, /Daily limit .*10 on the hobbyist plan/);
+    // A node saved before the daily limit: the field is empty and shows 10, and 10 is what the node keeps to.
+    assert.equal(await page.getAttribute('#node-input-dailyLimit', 'placeholder'), '10');
+    const hint = () => page.evaluate(() => $('#energy-forecast-cost').text());
+    assert.match(await hint(), /About 8 requests a day to solcast .*at least every 150 minutes, its limit is 10\/day/);
+    await page.fill('#node-input-dailyLimit', '50');
+    await page.dispatchEvent('#node-input-dailyLimit', 'change');
+    assert.match(await hint(), /About 8 requests a day .*at least every 30 minutes, its limit is 50\/day/);
+    await page.fill('#node-input-interval', '30');
+    await page.dispatchEvent('#node-input-interval', 'change');
+    assert.match(await hint(), /About 48 requests a day/);
+    await page.selectOption('#node-input-source', 'forecast.solar');
+    assert.equal(await page.isVisible('#node-input-dailyLimit'), false, 'Forecast.Solar has no key and no daily limit');
+    await closeDialog();
+  });
+
   it('durations show with a unit and are saved in seconds', async () => {
     await openDialog('energy-load-control');
     const shown = () => page.evaluate(() => ['maxOff', 'minOn', 'runFor', 'interval'].map((f) => `${$(`#energy-duration-${f}`).val()} ${$(`#energy-duration-${f}-unit option:selected`).text()}`));

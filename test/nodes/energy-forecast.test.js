@@ -140,6 +140,49 @@ describe('energy-forecast (Node-RED, simulator clock)', function () {
     assert.equal(requests('/forecast-solar/').length, 3);
   });
 
+  it('two Solcast sites on one key share its daily limit: the 11th request of the UTC day is refused unsent, or goes when the plan allows more', async function () {
+    // 00:30 UTC: a whole UTC day ahead. Both nodes ask at deploy, then every 150 minutes when a msg asks.
+    const siteNode = (id, extra = {}) => forecastNode({ id, source: 'solcast', baseUrl: sim.solcastUrl, siteId: site.solcastSiteId, wires: [['out']], ...extra });
+    // Each day's nodes are new ones (none kept a forecast on disk that would spare a request).
+    async function day(extra, [east, west]) {
+      sim.control.setClock({ now: Date.UTC(2026, 9, 5, 0, 30) / 1000 });
+      const loaded = await flowWith(sim, [siteNode(east, extra), siteNode(west, extra)], { credentials: { api: { apiKey: sim.keys.full }, [east]: { apiKey: SIM_SOLCAST_KEY }, [west]: { apiKey: SIM_SOLCAST_KEY } } });
+      const nodes = { ...loaded, east: loaded[east], west: loaded[west] };
+      const out = messagesOf(nodes.out);
+      const caught = messagesOf(nodes.caught);
+      await until(() => out.length === 2);
+      for (let round = 1; round <= 5; round += 1) {
+        sim.control.setClock({ advance: 150 * 60 });
+        const before = out.length + caught.length;
+        nodes.east.receive({});
+        nodes.west.receive({});
+        await until(() => out.length + caught.length >= before + 2);
+      }
+      await helper.unload();
+      return { out, caught, sent: requests('/solcast/').length, refusedBySolcast: requests('/solcast/').filter((r) => r.status === 429).length };
+    }
+    const hobbyist = await day({}, ['east', 'west']);
+    assert.equal(hobbyist.sent, 10, 'ten requests reach Solcast in the UTC day, from both sites together');
+    assert.equal(hobbyist.refusedBySolcast, 0, 'none of them refused: the limit was kept here');
+    assert.equal(hobbyist.caught.length, 2, 'the 11th and 12th asks are refused before they are sent');
+    for (const c of hobbyist.caught) {
+      assert.equal(c.apiError.code, 'RATE_LIMITED');
+      assert.match(c.error.message, /Solcast's daily limit \(10\) is spent/);
+    }
+    // An older account allowed 50 a day: told so, both sites go on (and the shortest gap is 30 minutes).
+    sim.control.reset();
+    sim.control.setForecastLimits({ solcastPerDay: 50 });
+    const older = await day({ dailyLimit: 50 }, ['east-50', 'west-50']);
+    assert.equal(older.sent, 12);
+    assert.equal(older.caught.length, 0);
+    // A daily limit that is no whole number of requests: a clear error and a red status, nothing asked.
+    sim.control.reset();
+    const bad = await deployed({ id: 'fc', source: 'solcast', baseUrl: sim.solcastUrl, siteId: site.solcastSiteId, dailyLimit: 2.5 }, { fc: { apiKey: SIM_SOLCAST_KEY } });
+    await until(() => bad.statuses.some((st) => st.fill === 'red'));
+    assert.match(bad.statuses.at(-1).text, /dailyLimit must be a whole number/);
+    assert.equal(requests('/solcast/').length, 0);
+  });
+
   it('a refused key: the error names the key by its last 5 characters only, no forecast is made up', async function () {
     const key = 'sc_wrong_key_0123456789abcdef';
     const { nodes, out, caught, statuses } = await deployed({ source: 'solcast', baseUrl: sim.solcastUrl, siteId: site.solcastSiteId }, { fc: { apiKey: key } });

@@ -55,8 +55,8 @@ export function nextUtcMidnightMs(nowMs: number): number {
 const BUSY_HOLD_MS = 15 * 60_000;
 
 /**
- * The hobbyist plan's 10 requests a UTC day per key, kept in this process (each rooftop site's node counts on its
- * key). A 429 saying the daily limit is spent (`error_code` TooManyRequests) holds the key until 00:00 UTC; any other
+ * The hobbyist plan's 10 requests a UTC day per key (or what the node is told the key's plan allows), kept in this
+ * process (each rooftop site's node counts on its key). A 429 saying the daily limit is spent (`error_code` TooManyRequests) holds the key until 00:00 UTC; any other
  * 429 is Solcast busy, and holds it 15 minutes only: the day's forecasts are not lost to a busy moment.
  */
 export const SOLCAST_RULES: OutsideRules = {

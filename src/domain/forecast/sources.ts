@@ -11,7 +11,7 @@ import { acquireOutsideLimiter, type OutsideLimiter, type OutsideRules } from '.
 import type { Lease } from '../../api/shared-resources.js';
 import { FORECAST_SOLAR_NAME, FORECAST_SOLAR_RULES, FORECAST_SOLAR_URL, forecastSolarRequest, readForecastSolar } from './forecast-solar.js';
 import { OPEN_METEO_NAME, OPEN_METEO_RULES, OPEN_METEO_URL, openMeteoRequest, readOpenMeteo } from './open-meteo.js';
-import { SOLCAST_NAME, SOLCAST_RULES, SOLCAST_URL, readSolcast, solcastRequest } from './solcast.js';
+import { SOLCAST_NAME, SOLCAST_PER_DAY, SOLCAST_RULES, SOLCAST_URL, readSolcast, solcastRequest } from './solcast.js';
 import type { ForecastSource, ReadForecast, SourceSettings } from './types.js';
 
 export const DEFAULT_URLS: Record<ForecastSource, string> = { 'forecast.solar': FORECAST_SOLAR_URL, solcast: SOLCAST_URL, 'open-meteo': OPEN_METEO_URL };
@@ -19,12 +19,14 @@ export const SOURCE_NAMES: Record<ForecastSource, string> = { 'forecast.solar': 
 const RULES: Record<ForecastSource, OutsideRules> = { 'forecast.solar': FORECAST_SOLAR_RULES, solcast: SOLCAST_RULES, 'open-meteo': OPEN_METEO_RULES };
 
 /**
- * The source's limiter in this process: per key for Solcast, per address for the others (they count the address
- * asking). Its first holder's clock runs it; release it when done (the node: on close).
+ * The source's limiter in this process: per key for Solcast (its daily limit as the key's plan allows), per address
+ * for the others (they count the address asking). Its first holder's clock and rules run it; release it when done
+ * (the node: on close).
  */
 export function acquireForecastLimiter(s: SourceSettings, now: () => number): Lease<OutsideLimiter> {
   const base = checkBaseUrl(s.baseUrl || DEFAULT_URLS[s.source], SOURCE_NAMES[s.source]);
-  return acquireOutsideLimiter(RULES[s.source], base, s.source === 'solcast' ? s.apiKey : '', now);
+  if (s.source === 'solcast') return acquireOutsideLimiter({ ...SOLCAST_RULES, perDay: s.dailyLimit ?? SOLCAST_PER_DAY }, base, s.apiKey, now);
+  return acquireOutsideLimiter(RULES[s.source], base, '', now);
 }
 
 export interface FetchOptions {

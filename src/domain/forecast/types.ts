@@ -31,6 +31,8 @@ export interface SourceSettings {
   /** Solcast: the rooftop site's resource id and the API key. */
   siteId?: string;
   apiKey?: string;
+  /** Solcast: the requests a UTC day the key's plan allows (10 on the hobbyist plan; older accounts have 50). */
+  dailyLimit?: number;
   /** Open-Meteo: share of the plane irradiance × kWp the array delivers (wiring, inverter, heat, dirt). */
   lossFactor: number;
   /** Open-Meteo: 60 (hourly) or 15 (minutely_15) minutes. */

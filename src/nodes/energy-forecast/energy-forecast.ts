@@ -18,9 +18,6 @@ import './request-cost.js';
 
 type ForecastNode = Node & { credentials?: { apiKey?: string } };
 
-/** A msg within this long of the last fetch gets the same forecast again (the source is not asked). */
-const MIN_GAP_MIN = { 'forecast.solar': 5, solcast: 150, 'open-meteo': 1 } as const;
-
 export = function (RED: NodeAPI): void {
   function EnergyForecastNode(this: ForecastNode, def: EnergyForecastDef & FlowNodeDef): void {
     RED.nodes.createNode(this, def);
@@ -105,7 +102,7 @@ export = function (RED: NodeAPI): void {
     async function refresh(force: boolean): Promise<void> {
       await ready;
       const nowMs = rt.now();
-      const recent = lastFetchMs !== undefined && nowMs - lastFetchMs < MIN_GAP_MIN[s.source.source] * 60_000 && lastFailure === undefined;
+      const recent = lastFetchMs !== undefined && nowMs - lastFetchMs < s.refreshGapMin * 60_000 && lastFailure === undefined;
       if (!force && recent && session?.hasForecast) return;
       lastFetchMs = nowMs;
       try {

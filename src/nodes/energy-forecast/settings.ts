@@ -1,5 +1,6 @@
 import { isValidTimezone } from '../../api/index.js';
 import { ConfigError } from '../../api/error-family.js';
+import { SOLCAST_PER_DAY } from '../../domain/forecast/solcast.js';
 import { DEFAULT_URLS } from '../../domain/forecast/sources.js';
 import { FORECAST_SOURCES, type ForecastSource, type SourceSettings } from '../../domain/forecast/types.js';
 
@@ -13,6 +14,7 @@ export interface EnergyForecastDef {
   azimuth?: string | number;
   kwp?: string | number;
   siteId?: string;
+  dailyLimit?: string | number;
   lossFactor?: string | number;
   resolution?: string | number;
   interval?: string | number;
@@ -32,10 +34,20 @@ export const POLLING: Record<ForecastSource, { defaultMin: number; minMin: numbe
   'open-meteo': { defaultMin: 60, minMin: 15, limit: '10,000 a day' },
 };
 
+/** A msg within this long of the last fetch gets the same forecast again (minutes; Solcast: its shortest polling gap). */
+const REFRESH_GAP_MIN: Record<Exclude<ForecastSource, 'solcast'>, number> = { 'forecast.solar': 5, 'open-meteo': 1 };
+
+/** Solcast's shortest gap (minutes) for a daily limit: at most 96 % of it a day, and no closer than 15 minutes. */
+export function solcastMinGapMin(dailyLimit: number): number {
+  return Math.max(15, Math.ceil(1440 / (0.96 * dailyLimit)));
+}
+
 export interface ForecastSettings {
   source: SourceSettings;
   /** Minutes between polls. */
   intervalMin: number;
+  /** The shortest gap (minutes) between two requests a msg may ask for. */
+  refreshGapMin: number;
   timezone: string;
   calibration?: { deviceId: string; /** 0-based. */ channel: number; days: number };
 }
@@ -67,7 +79,13 @@ export function parseSettings(def: EnergyForecastDef, apiKey: string | undefined
   }
   const lossFactor = numberOf(def, 'lossFactor', 0.1, 1.2, 'a share from 0.1 to 1.2 (0.85: 15 % lost in wiring, inverter, heat and dirt)', 0.85);
   const resolution = Number(def.resolution ?? 60) === 15 ? 15 : 60;
-  const polling = POLLING[source];
+  let polling = POLLING[source];
+  let dailyLimit: number | undefined;
+  if (source === 'solcast') {
+    dailyLimit = numberOf(def, 'dailyLimit', 1, 100000, 'the requests a day the Solcast plan allows (10 on the hobbyist plan)', SOLCAST_PER_DAY);
+    if (!Number.isInteger(dailyLimit)) throw new ConfigError('dailyLimit must be a whole number of requests a day');
+    polling = { defaultMin: Math.max(polling.defaultMin, solcastMinGapMin(dailyLimit)), minMin: solcastMinGapMin(dailyLimit), limit: `${dailyLimit} a day` };
+  }
   const rawInterval = Number(def.interval);
   const intervalMin = Number.isFinite(rawInterval) && rawInterval > 0 ? rawInterval : polling.defaultMin;
   if (intervalMin < polling.minMin) throw new ConfigError(`interval must be at least ${polling.minMin} minutes for ${source} (its limit: ${polling.limit})`);
@@ -83,8 +101,9 @@ export function parseSettings(def: EnergyForecastDef, apiKey: string | undefined
     calibration = { deviceId, channel: channel - 1, days: Math.round(days) };
   }
   return {
-    source: { source, baseUrl: (def.baseUrl ?? '').trim() || DEFAULT_URLS[source], plane, siteId, apiKey, lossFactor, resolutionMin: resolution },
+    source: { source, baseUrl: (def.baseUrl ?? '').trim() || DEFAULT_URLS[source], plane, siteId, apiKey, dailyLimit, lossFactor, resolutionMin: resolution },
     intervalMin,
+    refreshGapMin: source === 'solcast' ? polling.minMin : REFRESH_GAP_MIN[source],
     timezone,
     calibration,
   };
