@@ -61,7 +61,8 @@ function startChild(script, arg, { priority = -10, cpus, realtime = false } = {}
 /**
  * The simulator, and the gateway in front of it that stamps arrivals: clients talk to `apiUrl`. `cpus` pins both to
  * those CPUs (the service's own machine), so that at their raised priority they never take the CPU from the client.
- * `realtimeGateway` puts the gateway in the real-time class where allowed (default: BENCH_REALTIME_GATEWAY=1).
+ * `realtimeGateway` puts the gateway in the real-time class where allowed (default: only with BENCH_REALTIME_GATEWAY=1;
+ * the rate tests and the year bench at 5/s ask for it, the 102/s fleet bench does not).
  */
 async function startSim(options, { cpus, realtimeGateway } = {}) {
   const sim = await startChild('sim-process.js', JSON.stringify({ ...options, arrivalStampHeader: true }), { cpus });
