@@ -25,22 +25,23 @@ export interface EnergyForecastDef {
   calibrationDays?: string | number;
 }
 
+/** Solcast's polling for a key's daily limit: at most 96 % of it a day, no closer than 15 minutes, 180 by default. */
+function solcastPolling(dailyLimit: number): { defaultMin: number; minMin: number; limit: string } {
+  const minMin = Math.max(15, Math.ceil(1440 / (0.96 * dailyLimit)));
+  return { defaultMin: Math.max(180, minMin), minMin, limit: `${dailyLimit} a day` };
+}
+
 /** Each source's polling: the default and the shortest gap (minutes) that stays within its limit. */
 export const POLLING: Record<ForecastSource, { defaultMin: number; minMin: number; limit: string }> = {
   // 12 requests an hour on the public plan; the forecast changes at most every 15 minutes.
   'forecast.solar': { defaultMin: 60, minMin: 15, limit: '12 an hour' },
   // 10 requests a UTC day on the hobbyist plan: 8 at the default, 9.6 at most at the shortest gap.
-  solcast: { defaultMin: 180, minMin: 150, limit: '10 a day' },
+  solcast: solcastPolling(SOLCAST_PER_DAY),
   'open-meteo': { defaultMin: 60, minMin: 15, limit: '10,000 a day' },
 };
 
 /** A msg within this long of the last fetch gets the same forecast again (minutes; Solcast: its shortest polling gap). */
 const REFRESH_GAP_MIN: Record<Exclude<ForecastSource, 'solcast'>, number> = { 'forecast.solar': 5, 'open-meteo': 1 };
-
-/** Solcast's shortest gap (minutes) for a daily limit: at most 96 % of it a day, and no closer than 15 minutes. */
-export function solcastMinGapMin(dailyLimit: number): number {
-  return Math.max(15, Math.ceil(1440 / (0.96 * dailyLimit)));
-}
 
 export interface ForecastSettings {
   source: SourceSettings;
@@ -84,7 +85,7 @@ export function parseSettings(def: EnergyForecastDef, apiKey: string | undefined
   if (source === 'solcast') {
     dailyLimit = numberOf(def, 'dailyLimit', 1, 100000, 'the requests a day the Solcast plan allows (10 on the hobbyist plan)', SOLCAST_PER_DAY);
     if (!Number.isInteger(dailyLimit)) throw new ConfigError('dailyLimit must be a whole number of requests a day');
-    polling = { defaultMin: Math.max(polling.defaultMin, solcastMinGapMin(dailyLimit)), minMin: solcastMinGapMin(dailyLimit), limit: `${dailyLimit} a day` };
+    polling = solcastPolling(dailyLimit);
   }
   const rawInterval = Number(def.interval);
   const intervalMin = Number.isFinite(rawInterval) && rawInterval > 0 ? rawInterval : polling.defaultMin;
