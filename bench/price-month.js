@@ -476,8 +476,8 @@ function hindsightReport(results, offEntries, prices) {
  * The gap from the calibrated plan to the exact optimum, step by step (model costs, AUD): the sun's forecast (the plan
  * told the true sun instead), the prices' (told the final prices too), the plan's own choices (to the optimum in its
  * own game on the site's hourly mean: the house from history, one load after the other), the site's 5-minute detail
- * (no forecast knows it) and the game (the optimum's shorter runs, the tank run
- * past its target). Printed when the plans on perfect knowledge ran.
+ * (no forecast knows it) and the game (the optimum's shorter runs, the tank run past its target). Printed when the
+ * plans on perfect knowledge ran.
  */
 function decomposition(byName, exact) {
   const steps = [
